@@ -1,0 +1,101 @@
+// swift-tools-version: 6.2
+import PackageDescription
+
+// Dependencies point one way:
+// safegate -> Assistant -> {SafetyClassifier, Refusals, Resilience} -> {RuleEngine, TextNormalization} -> SafetyCore.
+// C code is reached only through CICUShim (seen by TextNormalization alone) and CPCRE2 (seen by RuleEngine alone).
+let package = Package(
+    name: "SafetyGateway",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "safegate", targets: ["safegate"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
+        .package(url: "https://github.com/pointfreeco/swift-clocks", from: "1.1.1"),
+    ],
+    targets: [
+        // MARK: C bridges
+        .systemLibrary(
+            name: "CPCRE2",
+            pkgConfig: "libpcre2-8",
+            providers: [.apt(["libpcre2-dev"])]
+        ),
+        .target(
+            name: "CICUShim",
+            linkerSettings: [
+                .linkedLibrary("icui18n"),
+                .linkedLibrary("icuuc"),
+                .linkedLibrary("icudata"),
+            ]
+        ),
+
+        // MARK: Library, by pipeline stage
+        .target(name: "SafetyCore"),
+        .target(
+            name: "SafeGateResources",
+            plugins: [.plugin(name: "EmbedResources")]
+        ),
+        .target(name: "TextNormalization", dependencies: ["CICUShim", "SafetyCore"]),
+        .target(
+            name: "RuleEngine",
+            dependencies: ["CPCRE2", "TextNormalization", "SafetyCore", "SafeGateResources", "Yams"]
+        ),
+        .target(
+            name: "SafetyClassifier",
+            dependencies: ["RuleEngine", "TextNormalization", "SafetyCore", "SafeGateResources", "Yams"]
+        ),
+        .target(name: "Refusals", dependencies: ["SafetyCore", "SafeGateResources", "Yams"]),
+        .target(name: "Resilience", dependencies: ["SafetyCore"]),
+        .target(
+            name: "Assistant",
+            dependencies: ["SafetyClassifier", "Refusals", "Resilience", "SafetyCore"]
+        ),
+        // The commands live in a library so tests run them in-process; the executable is one line.
+        .target(
+            name: "SafeGateCLI",
+            dependencies: [
+                "Assistant", "SafetyClassifier", "Refusals", "Resilience", "RuleEngine",
+                "TextNormalization", "SafetyCore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .executableTarget(name: "safegate", dependencies: ["SafeGateCLI"]),
+
+        // MARK: Build tooling: Resources/ is compiled into the binary as string literals.
+        .executableTarget(name: "EmbedResourcesTool"),
+        .plugin(
+            name: "EmbedResources",
+            capability: .buildTool(),
+            dependencies: ["EmbedResourcesTool"]
+        ),
+
+        // MARK: Tests, one target per module plus the command line.
+        .testTarget(name: "SafetyCoreTests", dependencies: ["SafetyCore"]),
+        .testTarget(name: "TextNormalizationTests", dependencies: ["TextNormalization"]),
+        .testTarget(name: "RuleEngineTests", dependencies: ["RuleEngine", "TextNormalization"]),
+        .testTarget(name: "SafetyClassifierTests", dependencies: ["SafetyClassifier"]),
+        .testTarget(name: "RefusalsTests", dependencies: ["Refusals", "SafetyCore"]),
+        .testTarget(
+            name: "ResilienceTests",
+            dependencies: ["Resilience", .product(name: "Clocks", package: "swift-clocks")]
+        ),
+        .testTarget(name: "AssistantTests", dependencies: ["Assistant"]),
+        .testTarget(name: "SafeGateCLITests", dependencies: ["SafeGateCLI"]),
+    ]
+)
+
+// Strict settings for every Swift target of ours, in one place.
+for target in package.targets where target.type != .system && target.type != .plugin {
+    guard target.name != "CICUShim" else {
+        target.cSettings = (target.cSettings ?? []) + [.unsafeFlags(["-Wall", "-Wextra", "-Werror"])]
+        continue
+    }
+    target.swiftSettings = (target.swiftSettings ?? []) + [
+        .enableUpcomingFeature("ExistentialAny"),
+        .enableUpcomingFeature("InternalImportsByDefault"),
+        .enableUpcomingFeature("MemberImportVisibility"),
+        .treatAllWarnings(as: .error),
+    ]
+}

@@ -1,0 +1,1 @@
+// The SafetyClassifier module; see HOUSE_STYLE.md for its place in the pipeline.

@@ -1,0 +1,165 @@
+/// The `folded` stage: NFKC, default-ignorables removed, case folded, never `i` + U+0307.
+enum Folding {
+    static let zeroWidthJoiner: UInt32 = 0x200D
+    static let combiningDotAbove: UInt32 = 0x0307
+
+    /// Folds `raw`. `turkic` selects Turkic case folding (I → ı, İ → i).
+    static func fold(_ raw: Units, turkic: Bool) throws(ICUError) -> Units {
+        var out = Units(reservingCapacity: raw.count)
+        let scalars = raw.scalars
+        let n = scalars.count
+        var i = 0
+        while i < n {
+            let scalar = scalars[i]
+            // The chunk is this scalar and the ones after it up to the next normalisation boundary.
+            var end = i + 1
+            while end < n && !hasBoundaryBefore(scalars[end]) { end += 1 }
+            let start = raw.starts[i]
+            let stop = raw.ends[end - 1]
+
+            if end == i + 1 {
+                if scalar < 0x80 {
+                    appendASCII(scalar, turkic: turkic, start, stop, to: &out)
+                    i = end
+                    continue
+                }
+                if scalar == zeroWidthJoiner {
+                    if joinsEmoji(scalars, at: i) { out.append(scalar, start, stop) }
+                    i = end
+                    continue
+                }
+                if let folded = LatinFoldTable.shared.lookup(scalar, turkic: turkic) {
+                    for s in folded { out.append(s, start, stop) }
+                    i = end
+                    continue
+                }
+            }
+            let chunk = Array(scalars[i..<end])
+            for s in try foldChunk(chunk, turkic: turkic) { out.append(s, start, stop) }
+            i = end
+        }
+        return out
+    }
+
+    @inline(__always)
+    static func appendASCII(_ scalar: UInt32, turkic: Bool, _ start: UInt32, _ end: UInt32, to out: inout Units) {
+        switch scalar {
+        case 0x49 where turkic:  // I → ı
+            out.append(0x131, start, end)
+        case 0x41...0x5A:
+            out.append(scalar | 0x20, start, end)
+        default:
+            out.append(scalar, start, end)
+        }
+    }
+
+    /// Whether a normalisation chunk may end before `scalar`. Below U+0300 every scalar starts a
+    /// chunk (checked against ICU in the tests); a zero-width joiner is decided on its own; above,
+    /// ICU decides.
+    @inline(__always)
+    static func hasBoundaryBefore(_ scalar: UInt32) -> Bool {
+        if scalar < 0x300 || scalar == zeroWidthJoiner { return true }
+        return ICU.hasBoundaryBefore(.nfkcCasefold, scalar)
+    }
+
+    /// A zero-width joiner is kept only inside an emoji sequence (👩‍💻): there it is part of one
+    /// picture, not glue between words. Elsewhere it is an invisible separator and goes.
+    static func joinsEmoji(_ scalars: [UInt32], at index: Int) -> Bool {
+        var before = index - 1
+        while before >= 0 && (ICU.isVariationSelector(scalars[before]) || ICU.isEmojiModifier(scalars[before])) {
+            before -= 1
+        }
+        guard before >= 0, index + 1 < scalars.count else { return false }
+        return ICU.isExtendedPictographic(scalars[before]) && ICU.isExtendedPictographic(scalars[index + 1])
+    }
+
+    /// Folds one normalisation chunk with ICU.
+    static func foldChunk(_ chunk: [UInt32], turkic: Bool) throws(ICUError) -> [UInt32] {
+        let utf16 = UTF16Conversion.encode(chunk)
+        let folded: [UInt16]
+        if turkic {
+            // NFKC first so that full-width Ｉ is an I before the Turkic fold sees it, then the
+            // fold, then NFKC_Casefold for the rest (it no longer meets an I or İ).
+            let composed = try ICU.normalize(.nfkc, utf16)
+            let turkicFolded = try ICU.foldCase(composed, turkic: true)
+            folded = try ICU.normalize(.nfkcCasefold, turkicFolded)
+        } else {
+            folded = try ICU.normalize(.nfkcCasefold, utf16)
+        }
+        return removingDotAboveAfterI(UTF16Conversion.decode(folded))
+    }
+
+    /// Default folding makes i + U+0307 of İ; Turkish rules need a plain i.
+    static func removingDotAboveAfterI(_ scalars: [UInt32]) -> [UInt32] {
+        guard scalars.contains(combiningDotAbove) else { return scalars }
+        var out: [UInt32] = []
+        out.reserveCapacity(scalars.count)
+        for s in scalars {
+            if s == combiningDotAbove, out.last == 0x69 { continue }
+            out.append(s)
+        }
+        return out
+    }
+}
+
+/// Folding results for single scalars U+0080–U+02FF (Latin-1, Latin Extended A/B, IPA: all of
+/// Turkish), computed once from ICU so the common case costs a table look-up.
+final class LatinFoldTable: Sendable {
+    static let shared = LatinFoldTable()
+    static let range: Range<UInt32> = 0x80..<0x300
+
+    private let defaultFolds: [[UInt32]?]
+    private let turkicFolds: [[UInt32]?]
+
+    private init() {
+        func derive(turkic: Bool) -> [[UInt32]?] {
+            LatinFoldTable.range.map { scalar in try? Folding.foldChunk([scalar], turkic: turkic) }
+        }
+        defaultFolds = derive(turkic: false)
+        turkicFolds = derive(turkic: true)
+    }
+
+    @inline(__always)
+    func lookup(_ scalar: UInt32, turkic: Bool) -> [UInt32]? {
+        guard LatinFoldTable.range.contains(scalar) else { return nil }
+        let index = Int(scalar - LatinFoldTable.range.lowerBound)
+        return turkic ? turkicFolds[index] : defaultFolds[index]
+    }
+}
+
+enum UTF16Conversion {
+    static func encode(_ scalars: [UInt32]) -> [UInt16] {
+        var out: [UInt16] = []
+        out.reserveCapacity(scalars.count + 2)
+        for s in scalars {
+            if s < 0x10000 {
+                out.append(UInt16(s))
+            } else {
+                let v = s - 0x10000
+                out.append(UInt16(0xD800 + (v >> 10)))
+                out.append(UInt16(0xDC00 + (v & 0x3FF)))
+            }
+        }
+        return out
+    }
+
+    static func decode(_ units: [UInt16]) -> [UInt32] {
+        var out: [UInt32] = []
+        out.reserveCapacity(units.count)
+        var i = 0
+        while i < units.count {
+            let u = units[i]
+            if u >= 0xD800 && u < 0xDC00, i + 1 < units.count, units[i + 1] >= 0xDC00 && units[i + 1] < 0xE000 {
+                out.append(0x10000 + ((UInt32(u) - 0xD800) << 10) + (UInt32(units[i + 1]) - 0xDC00))
+                i += 2
+            } else if u >= 0xD800 && u < 0xE000 {
+                out.append(0xFFFD)  // ICU never returns lone surrogates from valid input; be safe anyway.
+                i += 1
+            } else {
+                out.append(UInt32(u))
+                i += 1
+            }
+        }
+        return out
+    }
+}

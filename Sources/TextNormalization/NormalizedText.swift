@@ -1,0 +1,80 @@
+public import SafetyCore
+
+/// A prompt with the normalised views that rules read, each mapped back to the original bytes.
+///
+/// ```swift
+/// let text = NormalizedText("İNTİHAR ETMEK İSTİYORUM")
+/// text.language                   // .tr
+/// text.view(.ascii).text          // "intihar etmek istiyorum"
+/// ```
+public struct NormalizedText: Sendable {
+    /// The original bytes, exactly as received.
+    public let original: [UInt8]
+    /// True when the original was not valid UTF-8 and U+FFFD stands in for the invalid bytes.
+    public let hadInvalidUTF8: Bool
+    /// True when the original is pure ASCII (no ICU work was needed).
+    public let isASCII: Bool
+    /// The guessed language of the text.
+    public let language: Language
+    /// Whether Turkic case folding was used.
+    public let turkicFolding: Bool
+    private let views: [NormalizedView?]
+
+    /// Normalises a string.
+    public init(_ text: String, options: NormalizationOptions = NormalizationOptions()) {
+        self.init(bytes: Array(text.utf8), options: options)
+    }
+
+    /// Normalises raw bytes; invalid UTF-8 becomes U+FFFD and is flagged, never a crash.
+    public init(bytes: [UInt8], options: NormalizationOptions = NormalizationOptions()) {
+        original = bytes
+        let (raw, replaced) = bytes.withUnsafeBufferPointer { UTF8Encoding.decode($0) }
+        hadInvalidUTF8 = replaced
+        isASCII = !replaced && raw.isASCII
+        let guessed = LanguageGuess.guess(units: raw)
+        language = guessed
+        let turkic = options.localeLanguage == .tr || guessed == .tr
+        turkicFolding = turkic
+
+        let deepest = options.views.max() ?? .raw
+        var built: [NormalizedView?] = Array(repeating: nil, count: ViewName.allCases.count)
+        func keep(_ name: ViewName, _ units: Units) {
+            if options.views.contains(name) { built[name.index] = units.view(name, originalCount: bytes.count) }
+        }
+        keep(.raw, raw)
+        if deepest >= .folded {
+            let folded: Units
+            if isASCII {
+                var out = Units(reservingCapacity: raw.count)
+                for i in 0..<raw.count { Folding.appendASCII(raw.scalars[i], turkic: turkic, raw.starts[i], raw.ends[i], to: &out) }
+                folded = out
+            } else {
+                // ICU only fails on resource errors; fall back to the raw text rather than lose the prompt.
+                folded = (try? Folding.fold(raw, turkic: turkic)) ?? raw
+            }
+            keep(.folded, folded)
+            if deepest >= .skeleton {
+                let skeleton = folded.isASCII ? folded : Skeleton.map(folded)
+                keep(.skeleton, skeleton)
+                if deepest >= .ascii {
+                    let ascii = skeleton.isASCII ? skeleton : ASCIIFolding.map(skeleton)
+                    keep(.ascii, ascii)
+                    if deepest >= .squashed { keep(.squashed, Squashing.map(ascii)) }
+                }
+            }
+        }
+        views = built
+    }
+
+    /// The view `name`. It must have been requested in the options (all are, by default).
+    public func view(_ name: ViewName) -> NormalizedView {
+        guard let view = views[name.index] else { preconditionFailure("view \(name) was not built") }
+        return view
+    }
+
+    /// The view `name` if it was built.
+    public func viewIfBuilt(_ name: ViewName) -> NormalizedView? { views[name.index] }
+
+    /// Every view that was built, in pipeline order.
+    public var builtViews: [NormalizedView] { views.compactMap { $0 } }
+}

@@ -1,0 +1,200 @@
+/// The `skeleton` stage: look-alike letters mapped to Latin, but only inside words that are
+/// already Latin (contain an ASCII letter) or made entirely of look-alikes ("кіll", "раураl").
+/// Genuine Cyrillic or Greek words keep their letters. In a word that mixes in a look-alike, digits
+/// that imitate letters are mapped too ("кі1l" → "kill"); plain ASCII words are left to `squashed`.
+enum Skeleton {
+    static func map(_ folded: Units) -> Units {
+        let table = UnicodeTables.skeletonMap
+        var out = Units(reservingCapacity: folded.count)
+        let scalars = folded.scalars
+        let n = scalars.count
+        var i = 0
+        while i < n {
+            guard isWordScalar(scalars[i]) else {
+                out.append(scalars[i], folded.starts[i], folded.ends[i])
+                i += 1
+                continue
+            }
+            var end = i
+            var hasLatin = false
+            var allMappable = true
+            var hasLookAlike = false
+            while end < n && isWordScalar(scalars[end]) {
+                let s = scalars[end]
+                if s < 0x80 {
+                    if isASCIILetter(s) { hasLatin = true }
+                } else if table[s] != nil {
+                    hasLookAlike = true
+                } else if !ICU.isNonSpacingMark(s) {
+                    allMappable = false
+                }
+                end += 1
+            }
+            let mapWord = hasLookAlike && (hasLatin || allMappable)
+            for k in i..<end {
+                let s = scalars[k]
+                if mapWord, s >= 0x80 || (0x30...0x39).contains(s), let replacement = table[s] {
+                    for r in replacement { out.append(r, folded.starts[k], folded.ends[k]) }
+                } else {
+                    out.append(s, folded.starts[k], folded.ends[k])
+                }
+            }
+            i = end
+        }
+        return out
+    }
+
+    @inline(__always)
+    static func isASCIILetter(_ s: UInt32) -> Bool { (0x61...0x7A).contains(s) || (0x41...0x5A).contains(s) }
+
+    @inline(__always)
+    static func isWordScalar(_ s: UInt32) -> Bool {
+        if s < 0x80 { return isASCIILetter(s) || (0x30...0x39).contains(s) }
+        return ICU.isAlphabetic(s) || ICU.isNonSpacingMark(s)
+    }
+}
+
+/// The `ascii` stage: diacritics and Turkish letters removed, typographic forms to ASCII.
+enum ASCIIFolding {
+    static func map(_ skeleton: Units) -> Units {
+        let table = UnicodeTables.asciiFolds
+        var out = Units(reservingCapacity: skeleton.count)
+        for i in 0..<skeleton.count {
+            let s = skeleton.scalars[i]
+            let start = skeleton.starts[i]
+            let end = skeleton.ends[i]
+            if s < 0x80 {
+                out.append(s, start, end)
+            } else if let replacement = table[s] {
+                for r in replacement { out.append(r, start, end) }
+            } else if ICU.isNonSpacingMark(s) {
+                continue
+            } else {
+                out.append(s, start, end)
+            }
+        }
+        return out
+    }
+}
+
+/// The `squashed` stage: leetspeak mapped, letters spaced out with single separators joined,
+/// runs of three or more identical letters shortened to one. Repeated until nothing changes, so
+/// the view is idempotent by construction.
+enum Squashing {
+    static let leet: [UInt32: UInt32] = [
+        0x30: 0x6F, 0x31: 0x69, 0x33: 0x65, 0x34: 0x61, 0x35: 0x73, 0x37: 0x74, 0x40: 0x61, 0x24: 0x73,
+    ]
+
+    static func map(_ ascii: Units) -> Units {
+        var current = ascii
+        // Each pass removes characters or leet symbols, so this ends; in practice after one or two.
+        while true {
+            let next = pass(current)
+            if next.scalars == current.scalars { return next }
+            current = next
+        }
+    }
+
+    @inline(__always)
+    static func isLetter(_ s: UInt32) -> Bool {
+        if s < 0x80 { return (0x61...0x7A).contains(s) || (0x41...0x5A).contains(s) }
+        return ICU.isAlphabetic(s)
+    }
+
+    /// Letters, digits, and the leet symbols `@` and `$`.
+    @inline(__always)
+    static func isTokenScalar(_ s: UInt32) -> Bool {
+        isLetter(s) || (0x30...0x39).contains(s) || s == 0x40 || s == 0x24
+    }
+
+    /// Spaces and ASCII punctuation may separate spaced-out letters; line breaks may not.
+    @inline(__always)
+    static func isSeparator(_ s: UInt32) -> Bool {
+        s == 0x20 || (0x21...0x7E).contains(s) && !isTokenScalar(s)
+    }
+
+    static func pass(_ input: Units) -> Units {
+        shorten(mapLeet(join(shorten(input))))
+    }
+
+    /// Runs of three or more identical letters become one letter.
+    static func shorten(_ input: Units) -> Units {
+        var out = Units(reservingCapacity: input.count)
+        let s = input.scalars
+        var i = 0
+        while i < s.count {
+            var end = i + 1
+            while end < s.count && s[end] == s[i] { end += 1 }
+            if end - i >= 3 && isLetter(s[i]) {
+                out.append(s[i], input.starts[i], input.ends[end - 1])
+            } else {
+                out.append(contentsOf: input, i..<end)
+            }
+            i = end
+        }
+        return out
+    }
+
+    /// Three or more one-character tokens separated by single separators are joined: "k i l l",
+    /// "k.i.l.l", "k-1-l-l" → "kill"/"k1ll".
+    static func join(_ input: Units) -> Units {
+        let s = input.scalars
+        let n = s.count
+        // A one-character token at i: a token scalar with no token scalar on either side.
+        func isSingleton(_ i: Int) -> Bool {
+            i >= 0 && i < n && isTokenScalar(s[i]) && (i == 0 || !isTokenScalar(s[i - 1]))
+                && (i + 1 == n || !isTokenScalar(s[i + 1]))
+        }
+        var out = Units(reservingCapacity: n)
+        var i = 0
+        while i < n {
+            if isSingleton(i) {
+                var last = i
+                var count = 1
+                while last + 2 < n && isSeparator(s[last + 1]) && isSingleton(last + 2) {
+                    last += 2
+                    count += 1
+                }
+                if count >= 3 {
+                    var k = i
+                    while k <= last {
+                        out.append(s[k], input.starts[k], input.ends[k])
+                        k += 2
+                    }
+                    i = last + 1
+                    continue
+                }
+            }
+            out.append(s[i], input.starts[i], input.ends[i])
+            i += 1
+        }
+        return out
+    }
+
+    /// Leet symbols become letters inside tokens that hold at least one letter ("k1ll", "5uicide"),
+    /// but numbers stay numbers ("at 5", "2024").
+    static func mapLeet(_ input: Units) -> Units {
+        var out = input
+        let s = input.scalars
+        var i = 0
+        while i < s.count {
+            guard isTokenScalar(s[i]) else {
+                i += 1
+                continue
+            }
+            var end = i
+            var hasLetter = false
+            while end < s.count && isTokenScalar(s[end]) {
+                if isLetter(s[end]) { hasLetter = true }
+                end += 1
+            }
+            if hasLetter {
+                for k in i..<end {
+                    if let letter = leet[s[k]] { out.scalars[k] = letter }
+                }
+            }
+            i = end
+        }
+        return out
+    }
+}

@@ -1,0 +1,145 @@
+/// Text under construction: Unicode scalars, each with the original byte range it came from.
+///
+/// Every pipeline stage reads one `Units` and appends to the next, so the offset map of any view is
+/// exact by construction and monotonic because stages only ever append in order.
+struct Units {
+    var scalars: [UInt32] = []
+    var starts: [UInt32] = []
+    var ends: [UInt32] = []
+
+    init() {}
+
+    init(reservingCapacity capacity: Int) {
+        scalars.reserveCapacity(capacity)
+        starts.reserveCapacity(capacity)
+        ends.reserveCapacity(capacity)
+    }
+
+    var count: Int { scalars.count }
+
+    @inline(__always)
+    mutating func append(_ scalar: UInt32, _ start: UInt32, _ end: UInt32) {
+        scalars.append(scalar)
+        starts.append(start)
+        ends.append(end)
+    }
+
+    /// Appends units `range` of `other` unchanged.
+    mutating func append(contentsOf other: Units, _ range: Range<Int>) {
+        scalars.append(contentsOf: other.scalars[range])
+        starts.append(contentsOf: other.starts[range])
+        ends.append(contentsOf: other.ends[range])
+    }
+
+    /// True when every scalar is ASCII.
+    var isASCII: Bool { scalars.allSatisfy { $0 < 0x80 } }
+
+    /// Encodes as a view: UTF-8 bytes, each mapped to its scalar's original range.
+    func view(_ name: ViewName, originalCount: Int) -> NormalizedView {
+        var bytes: [UInt8] = []
+        var byteStarts: [UInt32] = []
+        var byteEnds: [UInt32] = []
+        bytes.reserveCapacity(count)
+        byteStarts.reserveCapacity(count)
+        byteEnds.reserveCapacity(count)
+        for i in 0..<count {
+            let scalar = scalars[i]
+            let start = starts[i]
+            let end = ends[i]
+            let length = UTF8Encoding.encode(scalar, into: &bytes)
+            for _ in 0..<length {
+                byteStarts.append(start)
+                byteEnds.append(end)
+            }
+        }
+        return NormalizedView(
+            name: name, utf8: bytes,
+            map: OffsetMap(starts: byteStarts, ends: byteEnds, originalCount: originalCount))
+    }
+}
+
+enum UTF8Encoding {
+    /// Appends the UTF-8 encoding of `scalar` and returns its length.
+    @inline(__always)
+    @discardableResult
+    static func encode(_ scalar: UInt32, into bytes: inout [UInt8]) -> Int {
+        switch scalar {
+        case 0..<0x80:
+            bytes.append(UInt8(scalar))
+            return 1
+        case 0x80..<0x800:
+            bytes.append(UInt8(0xC0 | (scalar >> 6)))
+            bytes.append(UInt8(0x80 | (scalar & 0x3F)))
+            return 2
+        case 0x800..<0x10000:
+            bytes.append(UInt8(0xE0 | (scalar >> 12)))
+            bytes.append(UInt8(0x80 | ((scalar >> 6) & 0x3F)))
+            bytes.append(UInt8(0x80 | (scalar & 0x3F)))
+            return 3
+        default:
+            bytes.append(UInt8(0xF0 | (scalar >> 18)))
+            bytes.append(UInt8(0x80 | ((scalar >> 12) & 0x3F)))
+            bytes.append(UInt8(0x80 | ((scalar >> 6) & 0x3F)))
+            bytes.append(UInt8(0x80 | (scalar & 0x3F)))
+            return 4
+        }
+    }
+
+    /// Decodes `bytes` into units, replacing each maximal invalid subsequence with U+FFFD
+    /// (the Unicode "maximal subpart" practice). Returns whether anything was replaced.
+    static func decode(_ bytes: UnsafeBufferPointer<UInt8>) -> (units: Units, replaced: Bool) {
+        var units = Units(reservingCapacity: bytes.count)
+        var replaced = false
+        var i = 0
+        let n = bytes.count
+        while i < n {
+            let b0 = bytes[i]
+            if b0 < 0x80 {
+                units.append(UInt32(b0), UInt32(i), UInt32(i + 1))
+                i += 1
+                continue
+            }
+            // Expected length and the valid range of the second byte (Unicode Table 3-7).
+            var length = 0
+            var lo: UInt8 = 0x80
+            var hi: UInt8 = 0xBF
+            switch b0 {
+            case 0xC2...0xDF: length = 2
+            case 0xE0: length = 3; lo = 0xA0
+            case 0xE1...0xEC, 0xEE...0xEF: length = 3
+            case 0xED: length = 3; hi = 0x9F
+            case 0xF0: length = 4; lo = 0x90
+            case 0xF1...0xF3: length = 4
+            case 0xF4: length = 4; hi = 0x8F
+            default: length = 0
+            }
+            if length == 0 {
+                units.append(0xFFFD, UInt32(i), UInt32(i + 1))
+                replaced = true
+                i += 1
+                continue
+            }
+            var scalar = UInt32(b0) & (length == 2 ? 0x1F : length == 3 ? 0x0F : 0x07)
+            var j = 1
+            var valid = true
+            while j < length {
+                guard i + j < n else { valid = false; break }
+                let b = bytes[i + j]
+                let (low, high) = j == 1 ? (lo, hi) : (UInt8(0x80), UInt8(0xBF))
+                guard b >= low && b <= high else { valid = false; break }
+                scalar = (scalar << 6) | UInt32(b & 0x3F)
+                j += 1
+            }
+            if valid {
+                units.append(scalar, UInt32(i), UInt32(i + length))
+                i += length
+            } else {
+                // The maximal subpart: the lead byte and the continuation bytes that were valid so far.
+                units.append(0xFFFD, UInt32(i), UInt32(i + j))
+                replaced = true
+                i += j
+            }
+        }
+        return (units, replaced)
+    }
+}

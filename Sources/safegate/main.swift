@@ -1,0 +1,3 @@
+import SafeGateCLI
+
+await SafeGateMain.run()
