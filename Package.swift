@@ -73,7 +73,7 @@ let package = Package(
 
         // MARK: Tests, one target per module plus the command line.
         .testTarget(name: "SafetyCoreTests", dependencies: ["SafetyCore"]),
-        .testTarget(name: "TextNormalizationTests", dependencies: ["TextNormalization"]),
+        .testTarget(name: "TextNormalizationTests", dependencies: ["TextNormalization", "SafetyCore"]),
         .testTarget(name: "RuleEngineTests", dependencies: ["RuleEngine", "TextNormalization"]),
         .testTarget(name: "SafetyClassifierTests", dependencies: ["SafetyClassifier"]),
         .testTarget(name: "RefusalsTests", dependencies: ["Refusals", "SafetyCore"]),

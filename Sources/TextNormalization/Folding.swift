@@ -1,7 +1,6 @@
 /// The `folded` stage: NFKC, default-ignorables removed, case folded, never `i` + U+0307.
 enum Folding {
     static let zeroWidthJoiner: UInt32 = 0x200D
-    static let combiningDotAbove: UInt32 = 0x0307
 
     /// Folds `raw`. `turkic` selects Turkic case folding (I → ı, İ → i).
     static func fold(_ raw: Units, turkic: Bool) throws(ICUError) -> Units {
@@ -23,8 +22,8 @@ enum Folding {
                     i = end
                     continue
                 }
-                if scalar == zeroWidthJoiner {
-                    if joinsEmoji(scalars, at: i) { out.append(scalar, start, stop) }
+                if scalar == zeroWidthJoiner, joinsEmoji(scalars, at: i) {
+                    out.append(scalar, start, stop)
                     i = end
                     continue
                 }
@@ -34,8 +33,21 @@ enum Folding {
                     continue
                 }
             }
-            let chunk = Array(scalars[i..<end])
-            for s in try foldChunk(chunk, turkic: turkic) { out.append(s, start, stop) }
+            // An emoji's zero-width joiner shares a chunk with the emoji before it; fold around it.
+            var segmentStart = i
+            for k in i..<end where scalars[k] == zeroWidthJoiner && joinsEmoji(scalars, at: k) {
+                if segmentStart < k {
+                    let segment = Array(scalars[segmentStart..<k])
+                    for s in try foldChunk(segment, turkic: turkic) { out.append(s, raw.starts[segmentStart], raw.ends[k - 1]) }
+                }
+                out.append(zeroWidthJoiner, raw.starts[k], raw.ends[k])
+                segmentStart = k + 1
+            }
+            if segmentStart < end {
+                let segment = Array(scalars[segmentStart..<end])
+                let segmentFrom = segmentStart == i ? start : raw.starts[segmentStart]
+                for s in try foldChunk(segment, turkic: turkic) { out.append(s, segmentFrom, stop) }
+            }
             i = end
         }
         return out
@@ -53,12 +65,12 @@ enum Folding {
         }
     }
 
-    /// Whether a normalisation chunk may end before `scalar`. Below U+0300 every scalar starts a
-    /// chunk (checked against ICU in the tests); a zero-width joiner is decided on its own; above,
-    /// ICU decides.
+    /// Whether a normalisation chunk may end before `scalar`: a table below U+0300 (taken from
+    /// ICU once), ICU above. Chunks end only where ICU says so, so folding chunk by chunk gives
+    /// exactly what folding the whole text would.
     @inline(__always)
     static func hasBoundaryBefore(_ scalar: UInt32) -> Bool {
-        if scalar < 0x300 || scalar == zeroWidthJoiner { return true }
+        if scalar < 0x300 { return LatinFoldTable.shared.boundaryBefore[Int(scalar)] }
         return ICU.hasBoundaryBefore(.nfkcCasefold, scalar)
     }
 
@@ -74,32 +86,23 @@ enum Folding {
     }
 
     /// Folds one normalisation chunk with ICU.
+    ///
+    /// NFKC comes first, so that a full-width Ｉ is an I and an I + U+0307 is an İ before case
+    /// folding sees them. Turkic folding then maps I → ı and İ → i; default folding would make
+    /// İ into i + U+0307, so İ becomes a plain i first. NFKC_Casefold finishes (it removes
+    /// default-ignorables and no longer meets an I or İ in the Turkic case).
     static func foldChunk(_ chunk: [UInt32], turkic: Bool) throws(ICUError) -> [UInt32] {
-        let utf16 = UTF16Conversion.encode(chunk)
-        let folded: [UInt16]
+        let composed = try ICU.normalize(.nfkc, UTF16Conversion.encode(chunk))
+        let cased: [UInt16]
         if turkic {
-            // NFKC first so that full-width Ｉ is an I before the Turkic fold sees it, then the
-            // fold, then NFKC_Casefold for the rest (it no longer meets an I or İ).
-            let composed = try ICU.normalize(.nfkc, utf16)
-            let turkicFolded = try ICU.foldCase(composed, turkic: true)
-            folded = try ICU.normalize(.nfkcCasefold, turkicFolded)
+            cased = try ICU.foldCase(composed, turkic: true)
         } else {
-            folded = try ICU.normalize(.nfkcCasefold, utf16)
+            cased = composed.contains(capitalIWithDotAbove) ? composed.map { $0 == capitalIWithDotAbove ? 0x69 : $0 } : composed
         }
-        return removingDotAboveAfterI(UTF16Conversion.decode(folded))
+        return UTF16Conversion.decode(try ICU.normalize(.nfkcCasefold, cased))
     }
 
-    /// Default folding makes i + U+0307 of İ; Turkish rules need a plain i.
-    static func removingDotAboveAfterI(_ scalars: [UInt32]) -> [UInt32] {
-        guard scalars.contains(combiningDotAbove) else { return scalars }
-        var out: [UInt32] = []
-        out.reserveCapacity(scalars.count)
-        for s in scalars {
-            if s == combiningDotAbove, out.last == 0x69 { continue }
-            out.append(s)
-        }
-        return out
-    }
+    static let capitalIWithDotAbove: UInt16 = 0x130
 }
 
 /// Folding results for single scalars U+0080–U+02FF (Latin-1, Latin Extended A/B, IPA: all of
@@ -110,8 +113,12 @@ final class LatinFoldTable: Sendable {
 
     private let defaultFolds: [[UInt32]?]
     private let turkicFolds: [[UInt32]?]
+    /// For U+0000–U+02FF: whether NFKC_Casefold has a boundary before the scalar (false only for
+    /// a few, such as the soft hyphen, which joins the chunk before it).
+    let boundaryBefore: [Bool]
 
     private init() {
+        boundaryBefore = (UInt32(0)..<0x300).map { ICU.hasBoundaryBefore(.nfkcCasefold, $0) }
         func derive(turkic: Bool) -> [[UInt32]?] {
             LatinFoldTable.range.map { scalar in try? Folding.foldChunk([scalar], turkic: turkic) }
         }

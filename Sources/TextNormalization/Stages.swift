@@ -1,10 +1,16 @@
-/// The `skeleton` stage: look-alike letters mapped to Latin, but only inside words that are
-/// already Latin (contain an ASCII letter) or made entirely of look-alikes ("кіll", "раураl").
-/// Genuine Cyrillic or Greek words keep their letters. In a word that mixes in a look-alike, digits
-/// that imitate letters are mapped too ("кі1l" → "kill"); plain ASCII words are left to `squashed`.
+/// The `skeleton` stage: look-alike letters of other scripts mapped to the Latin letters they
+/// imitate ("dіе" with Cyrillic і and е → "die"). `folded` keeps genuine Cyrillic or Greek text
+/// intact for rules that read it; this view is for catching Latin words in disguise.
+///
+/// The mapping is per character, so the view stays a fixed point however later stages regroup
+/// words. Digits that imitate letters (1 → l) are mapped only inside a word that also holds a
+/// non-ASCII look-alike ("кі1l" → "kill"); plain ASCII words are left to the leetspeak of `squashed`.
 enum Skeleton {
     static func map(_ folded: Units) -> Units {
-        let table = UnicodeTables.skeletonMap
+        let derived = UnicodeTables.confusables
+        let supplement = UnicodeTables.confusableSupplement
+        func lookAlike(_ s: UInt32) -> [UInt32]? { s < 0x80 ? nil : derived[s] ?? supplement[s] }
+
         var out = Units(reservingCapacity: folded.count)
         let scalars = folded.scalars
         let n = scalars.count
@@ -16,28 +22,29 @@ enum Skeleton {
                 continue
             }
             var end = i
-            var hasLatin = false
-            var allMappable = true
             var hasLookAlike = false
             while end < n && isWordScalar(scalars[end]) {
-                let s = scalars[end]
-                if s < 0x80 {
-                    if isASCIILetter(s) { hasLatin = true }
-                } else if table[s] != nil {
-                    hasLookAlike = true
-                } else if !ICU.isNonSpacingMark(s) {
-                    allMappable = false
-                }
+                if lookAlike(scalars[end]) != nil { hasLookAlike = true }
                 end += 1
             }
-            let mapWord = hasLookAlike && (hasLatin || allMappable)
-            for k in i..<end {
+            var k = i
+            while k < end {
                 let s = scalars[k]
-                if mapWord, s >= 0x80 || (0x30...0x39).contains(s), let replacement = table[s] {
-                    for r in replacement { out.append(r, folded.starts[k], folded.ends[k]) }
-                } else {
+                let replacement: [UInt32]? =
+                    if s >= 0x80 { lookAlike(s) }
+                    else if hasLookAlike && (0x30...0x39).contains(s) { derived[s] }
+                    else { nil }
+                guard let replacement else {
                     out.append(s, folded.starts[k], folded.ends[k])
+                    k += 1
+                    continue
                 }
+                // Marks on a disguised letter go with the disguise: left on the Latin letter they
+                // would compose with it ("і́" → "í") and the view would not be a fixed point.
+                var last = k
+                while last + 1 < end && ICU.isNonSpacingMark(scalars[last + 1]) { last += 1 }
+                for r in replacement { out.append(r, folded.starts[k], folded.ends[last]) }
+                k = last + 1
             }
             i = end
         }
@@ -45,16 +52,16 @@ enum Skeleton {
     }
 
     @inline(__always)
-    static func isASCIILetter(_ s: UInt32) -> Bool { (0x61...0x7A).contains(s) || (0x41...0x5A).contains(s) }
-
-    @inline(__always)
     static func isWordScalar(_ s: UInt32) -> Bool {
-        if s < 0x80 { return isASCIILetter(s) || (0x30...0x39).contains(s) }
+        if s < 0x80 { return (0x61...0x7A).contains(s) || (0x41...0x5A).contains(s) || (0x30...0x39).contains(s) }
         return ICU.isAlphabetic(s) || ICU.isNonSpacingMark(s)
     }
 }
 
 /// The `ascii` stage: diacritics and Turkish letters removed, typographic forms to ASCII.
+///
+/// Non-spacing marks are dropped after an ASCII character ("ki\u{301}ll" → "kill"); after other
+/// scripts they stay, since dropping them there could let neighbours compose on a second pass.
 enum ASCIIFolding {
     static func map(_ skeleton: Units) -> Units {
         let table = UnicodeTables.asciiFolds
@@ -67,8 +74,9 @@ enum ASCIIFolding {
                 out.append(s, start, end)
             } else if let replacement = table[s] {
                 for r in replacement { out.append(r, start, end) }
-            } else if ICU.isNonSpacingMark(s) {
-                continue
+            } else if let previous = out.scalars.last, previous < 0x80, ICU.isNonSpacingMark(s) {
+                // The mark joins the span of the letter it decorated.
+                out.ends[out.count - 1] = end
             } else {
                 out.append(s, start, end)
             }
@@ -96,6 +104,9 @@ enum Squashing {
     }
 
     @inline(__always)
+    static func isASCIILetter(_ s: UInt32) -> Bool { (0x61...0x7A).contains(s) || (0x41...0x5A).contains(s) }
+
+    @inline(__always)
     static func isLetter(_ s: UInt32) -> Bool {
         if s < 0x80 { return (0x61...0x7A).contains(s) || (0x41...0x5A).contains(s) }
         return ICU.isAlphabetic(s)
@@ -117,7 +128,7 @@ enum Squashing {
         shorten(mapLeet(join(shorten(input))))
     }
 
-    /// Runs of three or more identical letters become one letter.
+    /// Runs of three or more identical ASCII letters become one letter.
     static func shorten(_ input: Units) -> Units {
         var out = Units(reservingCapacity: input.count)
         let s = input.scalars
@@ -125,7 +136,7 @@ enum Squashing {
         while i < s.count {
             var end = i + 1
             while end < s.count && s[end] == s[i] { end += 1 }
-            if end - i >= 3 && isLetter(s[i]) {
+            if end - i >= 3 && isASCIILetter(s[i]) {
                 out.append(s[i], input.starts[i], input.ends[end - 1])
             } else {
                 out.append(contentsOf: input, i..<end)
@@ -140,9 +151,10 @@ enum Squashing {
     static func join(_ input: Units) -> Units {
         let s = input.scalars
         let n = s.count
-        // A one-character token at i: a token scalar with no token scalar on either side.
+        // A one-character token at i: an ASCII token scalar with no token scalar on either side.
+        // (Only ASCII: joining other scripts' letters could create new canonical compositions.)
         func isSingleton(_ i: Int) -> Bool {
-            i >= 0 && i < n && isTokenScalar(s[i]) && (i == 0 || !isTokenScalar(s[i - 1]))
+            i >= 0 && i < n && s[i] < 0x80 && isTokenScalar(s[i]) && (i == 0 || !isTokenScalar(s[i - 1]))
                 && (i + 1 == n || !isTokenScalar(s[i + 1]))
         }
         var out = Units(reservingCapacity: n)

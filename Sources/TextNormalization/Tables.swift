@@ -10,7 +10,7 @@ public enum UnicodeTables {
 
     /// Letters whose lowercase form imitates a Latin letter, but whose UTS #39 prototype is a
     /// small capital or another non-ASCII letter, so the derivation cannot find them. Curated by
-    /// hand; applied on top of the derived table.
+    /// hand; applied after the derived table.
     public static let confusableSupplement: [UInt32: [UInt32]] = [
         0x043A: [0x6B],  // к → k
         0x043C: [0x6D],  // м → m
@@ -25,9 +25,6 @@ public enum UnicodeTables {
         0x03BD: [0x76],  // ν → v
         0x03C4: [0x74],  // τ → t
     ]
-
-    /// The table the skeleton view applies: derived plus supplement.
-    static let skeletonMap: [UInt32: [UInt32]] = confusables.merging(confusableSupplement) { derived, _ in derived }
 
     /// Parses `key=v,v;key=v;…` with hexadecimal code points.
     static func parse(_ data: String) -> [UInt32: [UInt32]] {

@@ -1,0 +1,49 @@
+import SafetyCore
+import Testing
+
+@testable import TextNormalization
+
+/// The compiled-in tables must equal what the ICU on this machine derives; regenerate with
+/// `swift run safegate dev generate-tables` when ICU changes.
+@Suite struct TableParityTests {
+    @Test func confusablesMatchICU() throws {
+        let derived = try TableDerivation.deriveConfusables()
+        #expect(derived == UnicodeTables.confusables)
+        // Spot checks of what POLICY.md names.
+        for (cyrillic, latin) in [("а", "a"), ("е", "e"), ("о", "o"), ("і", "i"), ("р", "p"), ("с", "c")] {
+            #expect(derived[cyrillic.unicodeScalars.first!.value] == [latin.unicodeScalars.first!.value])
+        }
+    }
+
+    @Test func asciiFoldsMatchICU() throws {
+        let derived = try TableDerivation.deriveAsciiFolds()
+        #expect(derived == UnicodeTables.asciiFolds)
+        for (turkish, ascii) in [("ş", "s"), ("ğ", "g"), ("ı", "i"), ("ö", "o"), ("ü", "u"), ("ç", "c")] {
+            #expect(derived[turkish.unicodeScalars.first!.value] == [ascii.unicodeScalars.first!.value])
+        }
+    }
+
+    /// The table is the transliterator's answer, without the transliterator on the hot path.
+    @Test func asciiViewAgreesWithTransliterator() throws {
+        let transliterator = try Transliterator(id: "Latin-ASCII")
+        let sample = "çağrı şöför ılık ürün naïve façade straße œuvre"
+        let expected = UTF16Conversion.decode(try transliterator.transliterate(Array(sample.utf16)))
+        let view = NormalizedText(sample, options: NormalizationOptions(localeLanguage: .en)).view(.ascii)
+        #expect(view.text == String(String.UnicodeScalarView(expected.compactMap(Unicode.Scalar.init))))
+    }
+
+    /// Folding's chunk boundaries agree with ICU's (below U+0300 they come from a table).
+    @Test func chunkBoundariesAgreeWithICU() {
+        for scalar in UInt32(0)..<0x3000 {
+            #expect(Folding.hasBoundaryBefore(scalar) == ICU.hasBoundaryBefore(.nfkcCasefold, scalar))
+        }
+    }
+
+    /// Every buffer ICU reports too small is retried at the size it reports: U+FDFA expands to 18
+    /// UTF-16 units under NFKC, far past the first estimate (2 × 1 + 4).
+    @Test func growingOutputIsNotTruncated() throws {
+        let output = try ICU.normalize(.nfkc, Array("\u{FDFA}".utf16))
+        #expect(output.count == 18)
+        #expect(String(decoding: output, as: UTF16.self).hasPrefix("صلى الله"))
+    }
+}
