@@ -6,12 +6,33 @@ public import SafetyCore
 public enum LanguageGuess {
     /// Guesses the language of `text`.
     public static func guess(_ text: String) -> Language {
-        Array(text.utf8).withUnsafeBufferPointer { guess(units: UTF8Encoding.decode($0).units) }
+        NormalizedText(text).language
     }
 
-    static func guess(units raw: Units) -> Language {
-        var turkish = 0
-        var english = 0
+    /// Evidence for each language.
+    struct Score {
+        var turkishLetters = 0
+        var turkishWords = 0
+        var englishWords = 0
+
+        /// Letters from one view, words from another (a later view sees through evasions).
+        func combined(wordsFrom other: Score) -> Score {
+            Score(turkishLetters: turkishLetters, turkishWords: other.turkishWords, englishWords: other.englishWords)
+        }
+
+        var language: Language {
+            let turkish = turkishLetters + turkishWords
+            if turkish == 0 && englishWords == 0 { return .und }
+            if turkish > englishWords { return .tr }
+            if englishWords > turkish { return .en }
+            return .und
+        }
+    }
+
+    static func guess(units: Units) -> Language { score(units).language }
+
+    static func score(_ units: Units) -> Score {
+        var score = Score()
         var word: [UInt8] = []
         word.reserveCapacity(32)
 
@@ -19,32 +40,29 @@ public enum LanguageGuess {
             guard !word.isEmpty else { return }
             defer { word.removeAll(keepingCapacity: true) }
             let w = String(decoding: word, as: UTF8.self)
-            if turkishWords.contains(w) { turkish += 2 }
-            if englishWords.contains(w) { english += 2 }
-            if word.count >= 5, turkishSuffixes.contains(where: { w.hasSuffix($0) }) { turkish += 2 }
+            if turkishWords.contains(w) { score.turkishWords += 2 }
+            if englishWords.contains(w) { score.englishWords += 2 }
+            if word.count >= 5, turkishSuffixes.contains(where: { w.hasSuffix($0) }) { score.turkishWords += 2 }
         }
 
-        for s in raw.scalars {
+        for s in units.scalars {
             switch s {
             case 0x41...0x5A: word.append(UInt8(s | 0x20))
             case 0x61...0x7A, 0x27: word.append(UInt8(s))
             // ğ Ğ ş Ş ı İ: found in Turkish and hardly anywhere else.
             case 0x11E, 0x11F, 0x15E, 0x15F, 0x130, 0x131:
-                turkish += 3
+                score.turkishLetters += 3
                 word.append(contentsOf: turkishLetterFold[s] ?? [])
             // ç Ç ö Ö ü Ü: Turkish, but also German, French…
             case 0xE7, 0xC7, 0xF6, 0xD6, 0xFC, 0xDC:
-                turkish += 1
+                score.turkishLetters += 1
                 word.append(contentsOf: turkishLetterFold[s] ?? [])
             default:
                 finishWord()
             }
         }
         finishWord()
-        if turkish == 0 && english == 0 { return .und }
-        if turkish > english { return .tr }
-        if english > turkish { return .en }
-        return .und
+        return score
     }
 
     /// Turkish letters folded to ASCII so that "için" and "icin" are the same word.
@@ -64,6 +82,12 @@ public enum LanguageGuess {
         "nasilsin", "abi", "kanka", "lan", "ya", "gece", "sabah", "aksam", "hafta", "toplanti", "olmek",
         "yasamak", "intihar", "nerede", "kim", "hangi", "neler", "bunu", "sunu", "onu", "onun", "benden",
         "sensiz", "bensiz", "herkes", "hicbir", "birisi", "birini", "biri", "yapilir", "nasil", "icin",
+        "kac", "hangisi", "yaz", "anlat", "goster", "ertele", "koy", "iptal", "ekle", "kaldir", "bul", "oner",
+        "bos", "muyum", "miyim", "varmi", "yokmu", "kimin", "diyo", "galiba", "bilmiyom", "bilmiyorum",
+        "gitti", "geldi", "oldu", "olum", "olsem", "olucem", "aptal", "randevu", "randevumu", "takvim",
+        "takvimi", "takvimimi", "takvimini", "toplantiyi", "toplantisini", "yarina", "bugunku", "haftaya",
+        "saat", "ogleden", "aksami", "sabahi", "gibi", "icinde", "kadar", "beri", "dolayi", "ustune", "sey",
+        "nedir", "neden", "midir", "musun", "misin", "lazim", "gerek", "istiyom", "yapcam", "napicam",
     ]
 
     /// English function words and very common words.
@@ -76,6 +100,10 @@ public enum LanguageGuess {
         "all", "no", "yes", "so", "if", "or", "but", "out", "up", "some", "any", "more", "really",
         "anymore", "going", "gonna", "wanna", "everyone", "someone", "people", "hi", "hello", "thanks",
         "meeting", "schedule", "tomorrow", "today", "week", "can't", "it's", "i'll", "i've", "don't",
+        "dont", "cant", "ty", "thx", "pls", "plz", "ok", "okay", "bye", "u", "ur", "lol", "way", "best",
+        "without", "by", "into", "than", "then", "been", "did", "does", "doing", "anyone", "something",
+        "nobody", "nothing", "need", "feel", "think", "say", "said", "post", "story", "list", "methods",
+        "much", "many", "most", "over", "after", "before", "am", "were", "being", "because", "too", "again",
     ]
 
     /// Endings of Turkish verb and noun forms (without Turkish letters).
@@ -84,5 +112,7 @@ public enum LanguageGuess {
         "miyorum", "mayacagim", "meyecegim", "meliyim", "maliyim", "dim", "dum", "tim", "tum",
         "sinda", "sinde", "larini", "lerini", "lari", "leri", "lerim", "larim", "imiz", "umuz",
         "iyoruz", "yoruz", "misin", "misiniz", "isin", "abilir", "ebilir", "abilirim", "ebilirim",
+        "yom", "icem", "icam", "ucem", "ucam", "lik", "luk", "siz", "suz", "sini", "sunu", "nin", "nun",
+        "miyim", "muyum", "muyuz", "dir", "dur", "tir", "tur", "mali", "meli", "mayi", "meyi", "lari",
     ]
 }

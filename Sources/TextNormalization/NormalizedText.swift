@@ -31,10 +31,12 @@ public struct NormalizedText: Sendable {
         let (raw, replaced) = bytes.withUnsafeBufferPointer { UTF8Encoding.decode($0) }
         hadInvalidUTF8 = replaced
         isASCII = !replaced && raw.isASCII
-        let guessed = LanguageGuess.guess(units: raw)
-        language = guessed
-        let turkic = options.localeLanguage == .tr || guessed == .tr
+        // The raw text decides Turkic folding; the squashed view, which sees through evasions,
+        // refines the guess once it is built.
+        let rawScore = LanguageGuess.score(raw)
+        let turkic = options.localeLanguage == .tr || rawScore.language == .tr
         turkicFolding = turkic
+        var squashedScore: LanguageGuess.Score?
 
         let deepest = options.views.max() ?? .raw
         var built: [NormalizedView?] = Array(repeating: nil, count: ViewName.allCases.count)
@@ -59,11 +61,16 @@ public struct NormalizedText: Sendable {
                 if deepest >= .ascii {
                     let ascii = skeleton.isASCII ? skeleton : ASCIIFolding.map(skeleton)
                     keep(.ascii, ascii)
-                    if deepest >= .squashed { keep(.squashed, Squashing.map(ascii)) }
+                    if deepest >= .squashed {
+                        let squashed = Squashing.map(ascii)
+                        squashedScore = LanguageGuess.score(squashed)
+                        keep(.squashed, squashed)
+                    }
                 }
             }
         }
         views = built
+        language = squashedScore.map { rawScore.combined(wordsFrom: $0).language } ?? rawScore.language
     }
 
     /// The view `name`. It must have been requested in the options (all are, by default).
