@@ -7,7 +7,7 @@ extension SafeGate {
     /// Maintainer commands.
     struct Dev: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Maintainer tools.", shouldDisplay: false, subcommands: [GenerateTables.self, Views.self])
+            abstract: "Maintainer tools.", shouldDisplay: false, subcommands: [GenerateTables.self, Views.self, BenchNormalize.self])
 
         /// Prints the views of every record of a JSONL file, for rule authors' own tooling.
         struct Views: AsyncParsableCommand {
@@ -28,6 +28,51 @@ extension SafeGate {
                     out["lang"] = .string(normalized.language.rawValue)
                     out["views"] = .object(views)
                     console.print(out.text)
+                }
+            }
+        }
+
+        /// Measures what each normalisation view costs per prompt.
+        struct BenchNormalize: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(
+                abstract: "Time each view on an English and a Turkish prompt (build with -c release).")
+
+            @Option(help: "Timed batches per measurement; the median batch is reported.")
+            var batches = 15
+
+            @Option(help: "Prompts normalised per batch.")
+            var iterations = 2000
+
+            static let samples: [(name: String, text: String)] = [
+                ("en short", "Can you move my 3pm meeting with Sarah to Thursday and remind me an hour before?"),
+                ("tr short", "Yarınki toplantıyı perşembeye ertele ve bir saat önce bana hatırlat, lütfen."),
+                ("en 1 KB", String(repeating: "I have been feeling tired lately and my calendar is packed with meetings all week. ", count: 12)),
+                ("tr 1 KB", String(repeating: "Bu hafta çok yoğunum, toplantıları öğleden sonraya kaydırabilir misin? Teşekkürler. ", count: 12)),
+                ("evasive", "please k.i.l.l him ｋ\u{200B}і１ｌｌ İNTİHAR ETMEK İSTİYORUM 5uicide diiiie"),
+            ]
+
+            func run() async throws {
+                let console = Console.current
+                let clock = ContinuousClock()
+                console.print("per-prompt cost, median of \(batches) batches of \(iterations); cumulative (this view alone)")
+                for sample in Self.samples {
+                    let bytes = Array(sample.text.utf8)
+                    var line = "\(sample.name.padding(toLength: 9, withPad: " ", startingAt: 0)) \(bytes.count) B:"
+                    var previous = 0.0
+                    for view in ViewName.allCases {
+                        let options = NormalizationOptions(views: [view])
+                        var timings: [Double] = []
+                        for _ in 0..<batches {
+                            let elapsed = clock.measure {
+                                for _ in 0..<iterations { _ = NormalizedText(bytes: bytes, options: options) }
+                            }
+                            timings.append(Double(elapsed.components.attoseconds) / 1e12 + Double(elapsed.components.seconds) * 1e6)
+                        }
+                        let median = timings.sorted()[timings.count / 2] / Double(iterations)
+                        line += String(format: "  %@ %.2f µs (%.2f)", view.rawValue, median, median - previous)
+                        previous = median
+                    }
+                    console.print(line)
                 }
             }
         }

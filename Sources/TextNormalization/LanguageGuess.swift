@@ -33,30 +33,49 @@ public enum LanguageGuess {
 
     static func score(_ units: Units) -> Score {
         var score = Score()
-        var word: [UInt8] = []
-        word.reserveCapacity(32)
+        // The current word, ASCII-folded, in a fixed buffer (longer words are not function words).
+        var word = (UInt64(0), UInt64(0), UInt64(0), UInt64(0))  // 32 bytes
+        var length = 0
 
         func finishWord() {
-            guard !word.isEmpty else { return }
-            defer { word.removeAll(keepingCapacity: true) }
-            let w = String(decoding: word, as: UTF8.self)
-            if turkishWords.contains(w) { score.turkishWords += 2 }
-            if englishWords.contains(w) { score.englishWords += 2 }
-            if word.count >= 5, turkishSuffixes.contains(where: { w.hasSuffix($0) }) { score.turkishWords += 2 }
+            guard length > 0 else { return }
+            defer { length = 0 }
+            guard length <= 32 else { return }
+            withUnsafeBytes(of: &word) { raw in
+                let bytes = raw.bindMemory(to: UInt8.self)
+                let hash = fnv1a(bytes, 0..<length)
+                if turkishWordHashes.contains(hash) { score.turkishWords += 2 }
+                if englishWordHashes.contains(hash) { score.englishWords += 2 }
+                if length >= 5 {
+                    for suffixLength in suffixLengths where suffixLength < length {
+                        if turkishSuffixHashes.contains(fnv1a(bytes, (length - suffixLength)..<length)) {
+                            score.turkishWords += 2
+                            break
+                        }
+                    }
+                }
+            }
+        }
+
+        func append(_ byte: UInt8) {
+            if length < 32 {
+                withUnsafeMutableBytes(of: &word) { $0[length] = byte }
+            }
+            length += 1
         }
 
         for s in units.scalars {
             switch s {
-            case 0x41...0x5A: word.append(UInt8(s | 0x20))
-            case 0x61...0x7A, 0x27: word.append(UInt8(s))
+            case 0x41...0x5A: append(UInt8(s | 0x20))
+            case 0x61...0x7A, 0x27: append(UInt8(s))
             // ğ Ğ ş Ş ı İ: found in Turkish and hardly anywhere else.
             case 0x11E, 0x11F, 0x15E, 0x15F, 0x130, 0x131:
                 score.turkishLetters += 3
-                word.append(contentsOf: turkishLetterFold[s] ?? [])
+                append(turkishLetterFold(s))
             // ç Ç ö Ö ü Ü: Turkish, but also German, French…
             case 0xE7, 0xC7, 0xF6, 0xD6, 0xFC, 0xDC:
                 score.turkishLetters += 1
-                word.append(contentsOf: turkishLetterFold[s] ?? [])
+                append(turkishLetterFold(s))
             default:
                 finishWord()
             }
@@ -65,11 +84,37 @@ public enum LanguageGuess {
         return score
     }
 
+    @inline(__always)
+    static func fnv1a(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> UInt64 {
+        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
+        for i in range {
+            hash ^= UInt64(bytes[i])
+            hash &*= 0x100_0000_01B3
+        }
+        return hash
+    }
+
+    static func hashes(_ words: some Sequence<String>) -> Set<UInt64> {
+        Set(words.map { word in Array(word.utf8).withUnsafeBufferPointer { fnv1a($0, 0..<$0.count) } })
+    }
+
+    static let turkishWordHashes = hashes(turkishWords)
+    static let englishWordHashes = hashes(englishWords)
+    static let turkishSuffixHashes = hashes(turkishSuffixes)
+    static let suffixLengths = Array(Set(turkishSuffixes.map(\.utf8.count))).sorted()
+
     /// Turkish letters folded to ASCII so that "için" and "icin" are the same word.
-    static let turkishLetterFold: [UInt32: [UInt8]] = [
-        0x11E: [0x67], 0x11F: [0x67], 0x15E: [0x73], 0x15F: [0x73], 0x130: [0x69], 0x131: [0x69],
-        0xE7: [0x63], 0xC7: [0x63], 0xF6: [0x6F], 0xD6: [0x6F], 0xFC: [0x75], 0xDC: [0x75],
-    ]
+    @inline(__always)
+    static func turkishLetterFold(_ s: UInt32) -> UInt8 {
+        switch s {
+        case 0x11E, 0x11F: 0x67
+        case 0x15E, 0x15F: 0x73
+        case 0x130, 0x131: 0x69
+        case 0xE7, 0xC7: 0x63
+        case 0xF6, 0xD6: 0x6F
+        default: 0x75  // ü Ü
+        }
+    }
 
     /// Turkish function words and very common words, without Turkish letters.
     static let turkishWords: Set<String> = [

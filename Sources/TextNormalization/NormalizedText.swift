@@ -40,31 +40,49 @@ public struct NormalizedText: Sendable {
 
         let deepest = options.views.max() ?? .raw
         var built: [NormalizedView?] = Array(repeating: nil, count: ViewName.allCases.count)
-        func keep(_ name: ViewName, _ units: Units) {
-            if options.views.contains(name) { built[name.index] = units.view(name, originalCount: bytes.count) }
+        // A stage that changes nothing shares its predecessor's arrays (copy-on-write, no copy).
+        var previous: (units: Units, view: NormalizedView?)?
+        func keep(_ name: ViewName, _ units: Units, unchanged: Bool = false) {
+            guard options.views.contains(name) else {
+                if !unchanged { previous = (units, nil) }
+                return
+            }
+            if unchanged, let view = previous?.view {
+                built[name.index] = view.renamed(name)
+            } else {
+                let view = units.view(name, originalCount: bytes.count)
+                built[name.index] = view
+                previous = (units, view)
+            }
         }
         keep(.raw, raw)
         if deepest >= .folded {
             let folded: Units
             if isASCII {
-                var out = Units(reservingCapacity: raw.count)
-                for i in 0..<raw.count { Folding.appendASCII(raw.scalars[i], turkic: turkic, raw.starts[i], raw.ends[i], to: &out) }
-                folded = out
+                if turkic && raw.scalars.contains(0x49) {
+                    var out = Units(reservingCapacity: raw.count)
+                    for i in 0..<raw.count { Folding.appendASCII(raw.scalars[i], turkic: true, raw.starts[i], raw.ends[i], to: &out) }
+                    folded = out
+                } else {
+                    folded = raw.asciiLowercased()
+                }
             } else {
                 // ICU only fails on resource errors; fall back to the raw text rather than lose the prompt.
                 folded = (try? Folding.fold(raw, turkic: turkic)) ?? raw
             }
             keep(.folded, folded)
             if deepest >= .skeleton {
-                let skeleton = folded.isASCII ? folded : Skeleton.map(folded)
-                keep(.skeleton, skeleton)
+                let foldedIsASCII = folded.isASCII
+                let skeleton = foldedIsASCII ? folded : Skeleton.map(folded)
+                keep(.skeleton, skeleton, unchanged: foldedIsASCII)
                 if deepest >= .ascii {
-                    let ascii = skeleton.isASCII ? skeleton : ASCIIFolding.map(skeleton)
-                    keep(.ascii, ascii)
+                    let skeletonIsASCII = skeleton.isASCII
+                    let ascii = skeletonIsASCII ? skeleton : ASCIIFolding.map(skeleton)
+                    keep(.ascii, ascii, unchanged: skeletonIsASCII)
                     if deepest >= .squashed {
                         let squashed = Squashing.map(ascii)
-                        squashedScore = LanguageGuess.score(squashed)
-                        keep(.squashed, squashed)
+                        squashedScore = LanguageGuess.score(squashed ?? ascii)
+                        keep(.squashed, squashed ?? ascii, unchanged: squashed == nil)
                     }
                 }
             }

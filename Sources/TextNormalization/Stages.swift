@@ -89,18 +89,29 @@ enum ASCIIFolding {
 /// runs of three or more identical letters shortened to one. Repeated until nothing changes, so
 /// the view is idempotent by construction.
 enum Squashing {
-    static let leet: [UInt32: UInt32] = [
-        0x30: 0x6F, 0x31: 0x69, 0x33: 0x65, 0x34: 0x61, 0x35: 0x73, 0x37: 0x74, 0x40: 0x61, 0x24: 0x73,
-    ]
-
-    static func map(_ ascii: Units) -> Units {
-        var current = ascii
-        // Each pass removes characters or leet symbols, so this ends; in practice after one or two.
-        while true {
-            let next = pass(current)
-            if next.scalars == current.scalars { return next }
-            current = next
+    /// The letter a leet symbol stands for: 0→o 1→i 3→e 4→a 5→s 7→t @→a $→s.
+    @inline(__always)
+    static func leet(_ s: UInt32) -> UInt32? {
+        switch s {
+        case 0x30: 0x6F
+        case 0x31: 0x69
+        case 0x33: 0x65
+        case 0x34: 0x61
+        case 0x35: 0x73
+        case 0x37: 0x74
+        case 0x40: 0x61
+        case 0x24: 0x73
+        default: nil
         }
+    }
+
+    /// The squashed units, or `nil` when squashing would change nothing (the usual case).
+    static func map(_ ascii: Units) -> Units? {
+        guard needsWork(ascii) else { return nil }
+        // Each pass shortens the text or removes leet symbols, so this ends; in practice at once.
+        var current = pass(ascii)
+        while needsWork(current) { current = pass(current) }
+        return current
     }
 
     @inline(__always)
@@ -108,14 +119,15 @@ enum Squashing {
 
     @inline(__always)
     static func isLetter(_ s: UInt32) -> Bool {
-        if s < 0x80 { return (0x61...0x7A).contains(s) || (0x41...0x5A).contains(s) }
+        if s < 0x80 { return isASCIILetter(s) }
         return ICU.isAlphabetic(s)
     }
 
     /// Letters, digits, and the leet symbols `@` and `$`.
     @inline(__always)
     static func isTokenScalar(_ s: UInt32) -> Bool {
-        isLetter(s) || (0x30...0x39).contains(s) || s == 0x40 || s == 0x24
+        if s < 0x80 { return isASCIILetter(s) || (0x30...0x39).contains(s) || s == 0x40 || s == 0x24 }
+        return ICU.isAlphabetic(s)
     }
 
     /// Spaces and ASCII punctuation may separate spaced-out letters; line breaks may not.
@@ -123,6 +135,69 @@ enum Squashing {
     static func isSeparator(_ s: UInt32) -> Bool {
         s == 0x20 || (0x21...0x7E).contains(s) && !isTokenScalar(s)
     }
+
+    /// Whether one pass would change anything: a run of three identical ASCII letters, a leet
+    /// symbol in a token with a letter, or three one-character ASCII tokens in a row with single
+    /// separators between them.
+    static func needsWork(_ units: Units) -> Bool {
+        let s = units.scalars
+        let n = s.count
+        var i = 0
+        var singletons = 0
+        while i < n {
+            guard isTokenScalar(s[i]) else {
+                // Separators after a token: a run of singletons continues over exactly one.
+                var end = i
+                while end < n && !isTokenScalar(s[end]) { end += 1 }
+                if end - i != 1 || !isSeparator(s[i]) { singletons = 0 }
+                i = end
+                continue
+            }
+            var end = i
+            var hasLetter = false
+            var hasLeet = false
+            var same = 0
+            while end < n && isTokenScalar(s[end]) {
+                let c = s[end]
+                if isLetter(c) { hasLetter = true } else if leet(c) != nil { hasLeet = true }
+                if end > i && c == s[end - 1] && isASCIILetter(c) {
+                    same += 1
+                    if same >= 2 { return true }
+                } else {
+                    same = 0
+                }
+                end += 1
+            }
+            if hasLetter && hasLeet && !isQuantity(s, i..<end) { return true }
+            if end - i == 1 && s[i] < 0x80 {
+                singletons += 1
+                if singletons >= 3 { return true }
+            } else {
+                singletons = 0
+            }
+            i = end
+        }
+        return false
+    }
+
+    /// A number with a unit or ordinal ("3pm", "10am", "2nd", "5km", "30min"): not leetspeak.
+    static func isQuantity(_ s: [UInt32], _ token: Range<Int>) -> Bool {
+        var i = token.lowerBound
+        while i < token.upperBound && (0x30...0x39).contains(s[i]) { i += 1 }
+        guard i > token.lowerBound, i < token.upperBound else { return false }
+        var suffix: UInt64 = 0
+        for k in i..<token.upperBound {
+            guard isASCIILetter(s[k]), k - i < 4 else { return false }
+            suffix = suffix << 8 | UInt64(s[k] | 0x20)
+        }
+        return quantitySuffixes.contains(suffix)
+    }
+
+    static let quantitySuffixes: Set<UInt64> = Set(
+        ["am", "pm", "st", "nd", "rd", "th", "h", "hr", "hrs", "m", "min", "s", "sec", "k", "km", "kg", "g", "mg",
+         "ml", "l", "d", "x", "gb", "mb", "tb", "p", "yo", "da", "de", "te", "ta", "te", "dk", "sa", "lik", "luk"].map {
+            $0.utf8.reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+        })
 
     static func pass(_ input: Units) -> Units {
         shorten(mapLeet(join(shorten(input))))
@@ -200,9 +275,9 @@ enum Squashing {
                 if isLetter(s[end]) { hasLetter = true }
                 end += 1
             }
-            if hasLetter {
+            if hasLetter && !isQuantity(s, i..<end) {
                 for k in i..<end {
-                    if let letter = leet[s[k]] { out.scalars[k] = letter }
+                    if let letter = leet(s[k]) { out.scalars[k] = letter }
                 }
             }
             i = end

@@ -34,8 +34,21 @@ struct Units {
     /// True when every scalar is ASCII.
     var isASCII: Bool { scalars.allSatisfy { $0 < 0x80 } }
 
+    /// The same units with ASCII capitals lowercased (for pure-ASCII text, default folding).
+    func asciiLowercased() -> Units {
+        var out = self
+        for i in 0..<out.scalars.count where (0x41...0x5A).contains(out.scalars[i]) { out.scalars[i] |= 0x20 }
+        return out
+    }
+
     /// Encodes as a view: UTF-8 bytes, each mapped to its scalar's original range.
     func view(_ name: ViewName, originalCount: Int) -> NormalizedView {
+        if isASCII {
+            // One byte per scalar: the maps are the units' own ranges.
+            return NormalizedView(
+                name: name, utf8: scalars.map { UInt8(truncatingIfNeeded: $0) },
+                map: OffsetMap(starts: starts, ends: ends, originalCount: originalCount))
+        }
         var bytes: [UInt8] = []
         var byteStarts: [UInt32] = []
         var byteEnds: [UInt32] = []
@@ -88,6 +101,14 @@ enum UTF8Encoding {
     /// Decodes `bytes` into units, replacing each maximal invalid subsequence with U+FFFD
     /// (the Unicode "maximal subpart" practice). Returns whether anything was replaced.
     static func decode(_ bytes: UnsafeBufferPointer<UInt8>) -> (units: Units, replaced: Bool) {
+        if bytes.allSatisfy({ $0 < 0x80 }) {
+            // Pure ASCII: one unit per byte, built without per-byte appends.
+            var units = Units()
+            units.scalars = bytes.map { UInt32($0) }
+            units.starts = Array(0..<UInt32(bytes.count))
+            units.ends = Array(1..<UInt32(bytes.count + 1))
+            return (units, false)
+        }
         var units = Units(reservingCapacity: bytes.count)
         var replaced = false
         var i = 0

@@ -80,6 +80,11 @@ public struct NormalizedView: Sendable, Equatable {
 
     /// The original byte range that the view bytes `range` came from.
     public func originalRange(of range: Range<Int>) -> Range<Int> { map.originalRange(of: range) }
+
+    /// The same text and map under another name (the arrays are shared, not copied).
+    func renamed(_ newName: ViewName) -> NormalizedView {
+        NormalizedView(name: newName, utf8: utf8, map: map)
+    }
 }
 
 /// What to build and how.
