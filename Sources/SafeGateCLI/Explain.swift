@@ -1,6 +1,7 @@
 import ArgumentParser
 import SafetyCore
 import Foundation
+import RuleEngine
 import TextNormalization
 
 extension SafeGate {
@@ -15,9 +16,13 @@ extension SafeGate {
         @Flag(help: "Print one JSON object instead of text.")
         var json = false
 
+        @OptionGroup var rules: RuleSetOptions
+
         func run() async throws {
             let console = Console.current
+            let ruleSet = try rules.load()
             let normalized = NormalizedText(text)
+            let result = ruleSet.makeMatcher().match(normalized)
             if json {
                 var views = JSONText.Object()
                 for view in normalized.builtViews { views[view.name.rawValue] = .string(view.text) }
@@ -26,7 +31,23 @@ extension SafeGate {
                 object["type"] = .null
                 object["lang"] = .string(normalized.language.rawValue)
                 object["views"] = .object(views)
-                object["matches"] = .array([])
+                object["matches"] = .array(
+                    result.matches.map { match in
+                        var entry = JSONText.Object()
+                        entry["rule"] = .string(match.rule.id)
+                        entry["view"] = .string(match.view.rawValue)
+                        entry["start"] = .int(match.originalRange.lowerBound)
+                        entry["end"] = .int(match.originalRange.upperBound)
+                        return .object(entry)
+                    })
+                object["limit_hits"] = .array(
+                    result.limitHits.map { hit in
+                        var entry = JSONText.Object()
+                        entry["rule"] = .string(hit.ruleID)
+                        entry["view"] = .string(hit.view.rawValue)
+                        entry["reason"] = .string(hit.reason.rawValue)
+                        return .object(entry)
+                    })
                 console.print(object.text)
                 return
             }
@@ -34,6 +55,21 @@ extension SafeGate {
             for view in normalized.builtViews {
                 let name = view.name.rawValue.padding(toLength: 9, withPad: " ", startingAt: 0)
                 console.print("\(name) \(TerminalText.escaped(view.text))")
+            }
+            if result.matches.isEmpty {
+                console.print("matches:  none (\(ruleSet.enabledRules.count) rules)")
+            } else {
+                console.print("matches:")
+                let original = normalized.original
+                let rows = result.matches.map { match in
+                    let span = match.originalRange
+                    let excerpt = String(decoding: original[span.clamped(to: 0..<original.count)], as: UTF8.self)
+                    return ["  " + match.rule.id, match.view.rawValue, "bytes \(span.lowerBound)..<\(span.upperBound)", JSONText.quote(excerpt)]
+                }
+                for line in Table.render(rows) { console.print(TerminalText.escaped(line)) }
+            }
+            for hit in result.limitHits {
+                console.print(TerminalText.escaped("limit hit: \(hit)"))
             }
         }
     }

@@ -1,0 +1,184 @@
+public import SafetyCore
+public import TextNormalization
+
+/// A loaded, checked and compiled rule set, shared by every thread.
+///
+/// Load it once; give each thread its own `RuleMatcher`:
+/// ```swift
+/// let rules = try CompiledRuleSet.load(from: .bundled)        // throws RuleSetError
+/// let matcher = rules.makeMatcher()
+/// let text = rules.normalize("please k.i.l.l him")
+/// for match in matcher.match(text).matches {
+///     print(match.rule.id, match.view, match.originalRange)     // … squashed 7..<14
+/// }
+/// ```
+public final class CompiledRuleSet: Sendable {
+    /// Every rule loaded, disabled ones included, in file order.
+    public let rules: [Rule]
+    /// The names of the files the rules came from, in load order.
+    public let files: [String]
+    /// The views that the enabled rules read: build these (see `normalizationOptions`).
+    public let views: Set<ViewName>
+    let compiled: [CompiledRule]
+    let prefilter: LiteralPrefilter
+    private let indexByID: [String: Int]
+
+    /// Loads, checks and compiles the rule files of `source`.
+    ///
+    /// Throws every problem of the run at once: YAML errors, unknown or missing keys, bad values,
+    /// patterns PCRE2 rejects (with its message and the offset), duplicate ids, missing examples.
+    public static func load(from source: RuleSource) throws(RuleSetError) -> CompiledRuleSet {
+        let (files, readProblems) = source.ruleFiles()
+        var problems = readProblems
+        var rules: [Rule] = []
+        for file in files {
+            let parsed = RuleFileParser.parse(file: file.name, text: file.text)
+            rules += parsed.rules
+            problems += parsed.problems
+        }
+        do {
+            return try CompiledRuleSet(rules: rules, files: files.map(\.name), earlierProblems: problems)
+        } catch {
+            throw error
+        }
+    }
+
+    /// Checks and compiles rules made in code (or already parsed).
+    public convenience init(rules: [Rule]) throws(RuleSetError) {
+        var files: [String] = []
+        for rule in rules where !files.contains(rule.location.file) { files.append(rule.location.file) }
+        try self.init(rules: rules, files: files, earlierProblems: [])
+    }
+
+    private init(rules: [Rule], files: [String], earlierProblems: [RuleProblem]) throws(RuleSetError) {
+        var problems = earlierProblems
+        var firstByID: [String: Rule] = [:]
+        var compiled: [CompiledRule] = []
+        var kept: [Rule] = []
+        for rule in rules {
+            if let first = firstByID[rule.id] {
+                problems.append(
+                    RuleProblem(.duplicateID, at: rule.location, rule: rule.id, "duplicate id: also defined at \(first.location)"))
+                continue
+            }
+            firstByID[rule.id] = rule
+            if !RuleFileParser.isValidID(rule.id) {
+                problems.append(RuleProblem(.badValue, at: rule.location, rule: rule.id, "id must be lowercase words joined by dots"))
+            }
+            if rule.examples.match.isEmpty || rule.examples.noMatch.isEmpty {
+                problems.append(
+                    RuleProblem(.badExamples, at: rule.location, rule: rule.id, "needs at least one `match` and one `no_match` example"))
+            }
+            let (compiledRule, errors) = CompiledRule.compile(rule)
+            problems += errors
+            if let compiledRule {
+                compiled.append(compiledRule)
+                kept.append(rule)
+            }
+        }
+        guard problems.isEmpty else {
+            let order = Dictionary(files.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
+            let sorted = problems.enumerated().sorted { a, b in
+                let fa = order[a.element.location.file] ?? Int.max, fb = order[b.element.location.file] ?? Int.max
+                if fa != fb { return fa < fb }
+                if a.element.location.line != b.element.location.line { return a.element.location.line < b.element.location.line }
+                return a.offset < b.offset
+            }
+            throw RuleSetError(problems: sorted.map(\.element))
+        }
+        self.rules = kept
+        self.files = files
+        self.compiled = compiled
+        self.views = Set(compiled.filter(\.enabled).flatMap(\.views))
+        self.prefilter = LiteralPrefilter(requirements: compiled.map { $0.enabled ? $0.requirement : nil })
+        self.indexByID = Dictionary(kept.enumerated().map { ($1.id, $0) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    /// The rule with this id.
+    public func rule(id: String) -> Rule? { indexByID[id].map { rules[$0] } }
+
+    /// The rules that are matched (not disabled).
+    public var enabledRules: [Rule] { rules.filter { !$0.disabled } }
+
+    /// Options that build exactly the views this rule set reads.
+    public func normalizationOptions(localeLanguage: Language? = nil) -> NormalizationOptions {
+        NormalizationOptions(localeLanguage: localeLanguage, views: views.isEmpty ? [.raw] : views)
+    }
+
+    /// Normalises `text` with the views this rule set reads.
+    public func normalize(_ text: String, localeLanguage: Language? = nil) -> NormalizedText {
+        NormalizedText(text, options: normalizationOptions(localeLanguage: localeLanguage))
+    }
+
+    /// A matcher for the calling thread.
+    public func makeMatcher(limits: MatchLimits = .default) -> RuleMatcher {
+        RuleMatcher(ruleSet: self, limits: limits)
+    }
+
+    /// How many enabled rules the literal prefilter can rule out by their required words.
+    public var prefilteredRuleCount: Int { compiled.count { $0.enabled && $0.requirement != nil } }
+
+    /// The words the prefilter requires of a rule (any one of them must occur in a view before the
+    /// rule is searched on it), or `nil` when the rule is always searched.
+    public func requiredLiterals(ofRule id: String) -> [String]? {
+        indexByID[id].flatMap { compiled[$0].requirement }
+    }
+
+    /// The PCRE2 library in use, e.g. `10.42 2022-12-11`, and whether its JIT is available.
+    public static var engineDescription: String { "PCRE2 \(PCRE2Info.version)\(PCRE2Info.hasJIT ? " (JIT)" : " (no JIT)")" }
+}
+
+/// A rule with its compiled patterns (a class: the matcher walks these for every text, and a
+/// reference costs one retain where a struct copy would retain every field of the rule).
+final class CompiledRule: Sendable {
+    let rule: Rule
+    let pattern: CompiledPattern
+    let unless: [CompiledPattern]
+    let views: [ViewName]
+    /// The position of each view in `ViewName.allCases`.
+    let viewSlots: [Int]
+    let enabled: Bool
+    /// Literals of which any match must contain at least one (lowercased ASCII), or nil.
+    let requirement: [String]?
+
+    init(
+        rule: Rule, pattern: CompiledPattern, unless: [CompiledPattern], views: [ViewName], viewSlots: [Int], enabled: Bool,
+        requirement: [String]?
+    ) {
+        self.rule = rule
+        self.pattern = pattern
+        self.unless = unless
+        self.views = views
+        self.viewSlots = viewSlots
+        self.enabled = enabled
+        self.requirement = requirement
+    }
+
+    static func compile(_ rule: Rule) -> (CompiledRule?, [RuleProblem]) {
+        var problems: [RuleProblem] = []
+        var pattern: CompiledPattern?
+        do {
+            pattern = try CompiledPattern(rule.pattern)
+        } catch {
+            problems.append(
+                RuleProblem(.badRegex, at: rule.location(ofKey: "pattern"), rule: rule.id, "pattern: \(error.message) at offset \(error.offset)"))
+        }
+        var unless: [CompiledPattern] = []
+        for (index, source) in rule.unless.enumerated() {
+            do {
+                unless.append(try CompiledPattern(source))
+            } catch {
+                problems.append(
+                    RuleProblem(.badRegex, at: rule.location(ofKey: "unless[\(index)]"), rule: rule.id, "unless[\(index)]: \(error.message) at offset \(error.offset)"))
+            }
+        }
+        guard let pattern, problems.isEmpty else { return (nil, problems) }
+        let requirement = LiteralAnalysis.requiredLiterals(of: rule.pattern)
+        let slots = rule.views.map { view in ViewName.allCases.firstIndex(of: view) ?? 0 }
+        return (
+            CompiledRule(
+                rule: rule, pattern: pattern, unless: unless, views: rule.views, viewSlots: slots, enabled: !rule.disabled,
+                requirement: requirement), []
+        )
+    }
+}

@@ -1,0 +1,545 @@
+/// Finds, for a pattern, a set of literal words of which every match must contain at least one.
+///
+/// `\b(kill|murder)\s+(him|her)\b` → `["kill", "murder"]`. The literal prefilter searches a rule
+/// only on views that contain one of them. The analysis is conservative: anything it does not
+/// fully understand (backreferences, recursion, conditionals, `(*ACCEPT)`, extended mode) counts
+/// as "could be anything", so the prefilter never hides a match; a rule with no usable literal is
+/// simply always searched.
+///
+/// Literals are lowercased ASCII. Under PCRE2's caseless UCP matching an ASCII letter matches only
+/// itself in either case, plus U+212A KELVIN SIGN for `k` and U+017F LONG S for `s` (checked
+/// against every code point); the scanner maps those two. A non-ASCII character of a pattern
+/// splits a literal (it may match ASCII text: `ı` matches `I`), so `öldür` yields `ld`.
+enum LiteralAnalysis {
+    /// The required literals of `pattern`, or `nil` when none of at least `minimumLength` bytes
+    /// can be proved.
+    static func requiredLiterals(of pattern: String, minimumLength: Int = 3) -> [String]? {
+        var parser = Parser(Array(pattern.unicodeScalars))
+        guard let node = parser.parseAll() else { return nil }
+        let info = node.info
+        guard let set = info.best, score(set) >= minimumLength else { return nil }
+        var literals: [String] = []
+        for member in set {
+            let run = longestRun(member)
+            if !literals.contains(run) { literals.append(run) }
+        }
+        // A literal that contains another is redundant: the shorter one is found whenever it is.
+        literals = literals.filter { literal in !literals.contains { $0 != literal && literal.contains($0) } }
+        return literals.sorted()
+    }
+
+    /// The pattern's structure as far as the analysis understands it, for lint's input generator.
+    static func parse(_ pattern: String) -> PatternNode? {
+        var parser = Parser(Array(pattern.unicodeScalars))
+        let node = parser.parseAlternation()
+        return parser.atEnd ? node : nil
+    }
+
+    /// The separator standing for a character that is not an ASCII literal.
+    static let separator: Character = "\u{0}"
+
+    static func longestRun(_ member: String) -> String {
+        var best = ""
+        var current = ""
+        for character in member {
+            if character == separator {
+                current = ""
+            } else {
+                current.append(character)
+                if current.count > best.count { best = current }
+            }
+        }
+        return best
+    }
+
+    /// How strong a requirement is: the shortest of its members' longest literal runs.
+    static func score(_ set: Set<String>) -> Int {
+        set.map { longestRun($0).count }.min() ?? 0
+    }
+
+    /// The literal form of one pattern character: lowercased ASCII, or the separator.
+    static func literal(_ scalar: Unicode.Scalar) -> String {
+        switch scalar.value {
+        case 0x41...0x5A: String(Character(Unicode.Scalar(scalar.value + 0x20)!))
+        case 0x01...0x7F: String(Character(scalar))
+        case 0x212A: "k"
+        case 0x17F: "s"
+        default: String(separator)
+        }
+    }
+}
+
+// MARK: - The pattern tree
+
+/// As much of a pattern's structure as the analysis needs.
+indirect enum PatternNode {
+    /// Matches the empty string only (assertions, option settings, comments, lookarounds).
+    case empty
+    /// One of these single-character literals.
+    case characters(Set<String>)
+    /// Something that may match anything; `samples` are a few strings it does match, when known
+    /// (lint builds adversarial input from them).
+    case other(samples: [String])
+    case concatenation([PatternNode])
+    case alternation([PatternNode])
+    case repetition(PatternNode, min: Int, max: Int?)
+
+    /// What is known of the strings the node matches.
+    var info: LiteralInfo {
+        switch self {
+        case .empty: return LiteralInfo(exact: [""], required: nil)
+        case .characters(let set): return LiteralInfo(exact: set, required: nil)
+        case .other: return LiteralInfo(exact: nil, required: nil)
+        case .alternation(let branches):
+            let infos = branches.map(\.info)
+            var exact: Set<String>? = []
+            for info in infos {
+                guard let branch = info.exact, let sofar = exact, sofar.count + branch.count <= LiteralInfo.cap else {
+                    exact = nil
+                    break
+                }
+                exact = sofar.union(branch)
+            }
+            var required: Set<String>? = []
+            for info in infos {
+                guard let best = info.best, let sofar = required else {
+                    required = nil
+                    break
+                }
+                required = sofar.union(best)
+            }
+            return LiteralInfo(exact: exact, required: required)
+        case .concatenation(let nodes):
+            var candidates: [Set<String>] = []
+            var run: Set<String> = [""]
+            var allExact = true
+            for node in nodes {
+                let info = node.info
+                if let exact = info.exact {
+                    if run.count * exact.count <= LiteralInfo.cap {
+                        var product = Set<String>()
+                        for a in run { for b in exact { product.insert(a + b) } }
+                        run = product
+                    } else {
+                        allExact = false
+                        candidates.append(run)
+                        run = exact
+                    }
+                } else {
+                    allExact = false
+                    candidates.append(run)
+                    run = [""]
+                    if let required = info.required { candidates.append(required) }
+                }
+            }
+            candidates.append(run)
+            let required = candidates.filter { !$0.contains("") }.max { a, b in
+                let sa = LiteralAnalysis.score(a), sb = LiteralAnalysis.score(b)
+                return sa != sb ? sa < sb : a.count > b.count
+            }
+            return LiteralInfo(exact: allExact ? run : nil, required: required)
+        case .repetition(let node, let min, let max):
+            let info = node.info
+            if min == 0 {
+                if max == 1, let exact = info.exact { return LiteralInfo(exact: exact.union([""]), required: nil) }
+                return LiteralInfo(exact: nil, required: nil)
+            }
+            if min == max, let exact = info.exact, min <= 4 {
+                var product: Set<String> = [""]
+                for _ in 0..<min {
+                    guard product.count * exact.count <= LiteralInfo.cap else { return LiteralInfo(exact: nil, required: info.best) }
+                    var next = Set<String>()
+                    for a in product { for b in exact { next.insert(a + b) } }
+                    product = next
+                }
+                return LiteralInfo(exact: product, required: nil)
+            }
+            return LiteralInfo(exact: nil, required: info.best)
+        }
+    }
+}
+
+/// What is known of a node's matches.
+struct LiteralInfo {
+    /// Largest set tracked.
+    static let cap = 32
+    /// Every string the node can match, when few enough.
+    var exact: Set<String>?
+    /// Strings of which every match contains one.
+    var required: Set<String>?
+
+    /// The strongest requirement known: the exact set when it has no empty member.
+    var best: Set<String>? {
+        if let exact, !exact.contains("") {
+            guard let required else { return exact }
+            return LiteralAnalysis.score(required) > LiteralAnalysis.score(exact) ? required : exact
+        }
+        return required
+    }
+}
+
+// MARK: - Parsing PCRE2 syntax (the subset that matters; the rest is `.other`)
+
+private struct Parser {
+    let chars: [Unicode.Scalar]
+    var i = 0
+    /// Set when the pattern uses something that makes the analysis unsafe.
+    var unsafe = false
+
+    init(_ chars: [Unicode.Scalar]) { self.chars = chars }
+
+    var atEnd: Bool { i >= chars.count }
+    func peek(_ offset: Int = 0) -> Unicode.Scalar? { i + offset < chars.count ? chars[i + offset] : nil }
+
+    mutating func parseAll() -> PatternNode? {
+        let node = parseAlternation()
+        guard !unsafe, atEnd else { return nil }
+        return node
+    }
+
+    /// branch ( '|' branch )*, up to an unmatched ')' or the end.
+    mutating func parseAlternation() -> PatternNode {
+        var branches = [parseConcatenation()]
+        while peek() == "|" {
+            i += 1
+            branches.append(parseConcatenation())
+        }
+        return branches.count == 1 ? branches[0] : .alternation(branches)
+    }
+
+    mutating func parseConcatenation() -> PatternNode {
+        var nodes: [PatternNode] = []
+        while let c = peek(), c != "|", c != ")" {
+            guard let atom = parseAtom() else { continue }
+            if let (min, max) = parseQuantifier() {
+                nodes.append(.repetition(atom, min: min, max: max))
+            } else {
+                nodes.append(atom)
+            }
+            if unsafe { return .other(samples: []) }
+        }
+        return .concatenation(nodes)
+    }
+
+    /// `*`, `+`, `?`, `{n}`, `{n,}`, `{n,m}`, each optionally followed by `+` or `?`.
+    mutating func parseQuantifier() -> (Int, Int?)? {
+        var result: (Int, Int?)?
+        switch peek() {
+        case "*": result = (0, nil); i += 1
+        case "+": result = (1, nil); i += 1
+        case "?": result = (0, 1); i += 1
+        case "{":
+            var j = i + 1
+            var first = ""
+            while j < chars.count, chars[j].properties.numericType == .decimal, chars[j].isASCII { first.unicodeScalars.append(chars[j]); j += 1 }
+            guard !first.isEmpty, j < chars.count else { return nil }
+            if chars[j] == "}" {
+                let n = Int(first) ?? 0
+                result = (n, n)
+                i = j + 1
+            } else if chars[j] == "," {
+                j += 1
+                var second = ""
+                while j < chars.count, chars[j].isASCII, chars[j].properties.numericType == .decimal { second.unicodeScalars.append(chars[j]); j += 1 }
+                guard j < chars.count, chars[j] == "}" else { return nil }
+                result = (Int(first) ?? 0, second.isEmpty ? nil : Int(second))
+                i = j + 1
+            } else {
+                return nil
+            }
+        default: return nil
+        }
+        if peek() == "+" || peek() == "?" { i += 1 }
+        return result
+    }
+
+    /// One atom, or nil for something that matches nothing and takes no quantifier (a comment…).
+    mutating func parseAtom() -> PatternNode? {
+        let c = chars[i]
+        i += 1
+        switch c {
+        case "\\": return parseEscape()
+        case ".": return .other(samples: ["a", " ", "!"])
+        case "^", "$": return .empty
+        case "[": return parseClass()
+        case "(": return parseGroup()
+        default: return .characters([LiteralAnalysis.literal(c)])
+        }
+    }
+
+    mutating func parseEscape() -> PatternNode {
+        guard let c = peek() else { return .other(samples: []) }
+        i += 1
+        switch c {
+        case "b", "B", "A", "z", "Z", "G", "K", "E": return .empty
+        case "w": return .other(samples: ["a", "5", "é"])
+        case "W": return .other(samples: [" ", "!", "-"])
+        case "d": return .other(samples: ["1"])
+        case "D", "S", "X", "C": return .other(samples: ["a", "!"])
+        case "s", "h": return .other(samples: [" ", "\t"])
+        case "v", "R": return .other(samples: ["\n"])
+        case "H", "V": return .other(samples: ["a"])
+        case "N":
+            if peek() == "{" { skip(past: "}") }
+            return .other(samples: ["a"])
+        case "p", "P":
+            if peek() == "{" { skip(past: "}") } else { i += 1 }
+            return .other(samples: ["a", "é", "1", " "])
+        case "x":
+            if peek() == "{" {
+                let start = i + 1
+                skip(past: "}")
+                return scalarNode(hex: String(String.UnicodeScalarView(chars[start..<max(start, i - 1)])))
+            }
+            var digits = ""
+            while digits.count < 2, let d = peek(), d.isASCII, d.properties.isASCIIHexDigit { digits.unicodeScalars.append(d); i += 1 }
+            return scalarNode(hex: digits.isEmpty ? "0" : digits)
+        case "o":
+            if peek() == "{" { skip(past: "}") }
+            return .other(samples: [])
+        case "c":
+            i += 1
+            return .other(samples: [])
+        case "t": return .characters([LiteralAnalysis.literal("\t")])
+        case "n": return .characters([LiteralAnalysis.literal("\n")])
+        case "r": return .characters([LiteralAnalysis.literal("\r")])
+        case "f": return .characters([LiteralAnalysis.literal("\u{0C}")])
+        case "e": return .characters([LiteralAnalysis.literal("\u{1B}")])
+        case "a": return .characters([LiteralAnalysis.literal("\u{07}")])
+        case "g", "k":
+            if let open = peek(), open == "{" || open == "<" || open == "'" {
+                skip(past: open == "{" ? "}" : open == "<" ? ">" : "'")
+            } else {
+                if peek() == "-" || peek() == "+" { i += 1 }
+                while let d = peek(), d.isASCII, d.properties.numericType == .decimal { i += 1 }
+            }
+            return .other(samples: [])
+        case "Q":
+            var nodes: [PatternNode] = []
+            while !atEnd {
+                if peek() == "\\" && peek(1) == "E" {
+                    i += 2
+                    break
+                }
+                nodes.append(.characters([LiteralAnalysis.literal(chars[i])]))
+                i += 1
+            }
+            return .concatenation(nodes)
+        default:
+            if c.isASCII && (c.properties.isAlphabetic || c.properties.numericType == .decimal) {
+                // Backreferences, octal escapes, and anything else with a letter: unknown.
+                while let d = peek(), d.isASCII, d.properties.numericType == .decimal { i += 1 }
+                return .other(samples: [])
+            }
+            return .characters([LiteralAnalysis.literal(c)])
+        }
+    }
+
+    func scalarNode(hex: String) -> PatternNode {
+        guard let value = UInt32(hex, radix: 16), let scalar = Unicode.Scalar(value) else { return .other(samples: []) }
+        return .characters([LiteralAnalysis.literal(scalar)])
+    }
+
+    mutating func skip(past terminator: Unicode.Scalar) {
+        while let c = peek() {
+            i += 1
+            if c == terminator { return }
+        }
+    }
+
+    /// `[...]`: a small set of literal characters, or `.other`.
+    mutating func parseClass() -> PatternNode {
+        var negated = false
+        if peek() == "^" {
+            negated = true
+            i += 1
+        }
+        var members = Set<String>()
+        var samples: [String] = []
+        var complex = negated
+        var first = true
+        while let c = peek() {
+            if c == "]" && !first {
+                i += 1
+                break
+            }
+            first = false
+            i += 1
+            if c == "[" && (peek() == ":" || peek() == "." || peek() == "=") {
+                let close = peek()!
+                while let d = peek() {
+                    i += 1
+                    if d == close && peek() == "]" {
+                        i += 1
+                        break
+                    }
+                }
+                complex = true
+                continue
+            }
+            var member: Unicode.Scalar? = c
+            if c == "\\" {
+                guard let e = peek() else { break }
+                i += 1
+                switch e {
+                case "x":
+                    if peek() == "{" {
+                        let start = i + 1
+                        skip(past: "}")
+                        member = UInt32(String(String.UnicodeScalarView(chars[start..<max(start, i - 1)])), radix: 16).flatMap(Unicode.Scalar.init)
+                    } else {
+                        var digits = ""
+                        while digits.count < 2, let d = peek(), d.isASCII, d.properties.isASCIIHexDigit { digits.unicodeScalars.append(d); i += 1 }
+                        member = UInt32(digits.isEmpty ? "0" : digits, radix: 16).flatMap(Unicode.Scalar.init)
+                    }
+                case "p", "P", "N":
+                    if peek() == "{" { skip(past: "}") } else { i += 1 }
+                    member = nil
+                case "Q":
+                    while !atEnd {
+                        if peek() == "\\" && peek(1) == "E" {
+                            i += 2
+                            break
+                        }
+                        members.insert(LiteralAnalysis.literal(chars[i]))
+                        samples.append(String(Character(chars[i])))
+                        i += 1
+                    }
+                    continue
+                case "E": continue
+                case "t": member = "\t"
+                case "n": member = "\n"
+                case "r": member = "\r"
+                default:
+                    member = (e.isASCII && (e.properties.isAlphabetic || e.properties.numericType == .decimal)) ? nil : e
+                    switch e {
+                    case "d": samples.append("1")
+                    case "w": samples += ["a", "é"]
+                    case "s", "h": samples.append(" ")
+                    case "W", "S", "D": samples.append("!")
+                    default: break
+                    }
+                }
+                if member == nil { complex = true }
+            }
+            // A range: `a-z` (a `-` before `]` is literal).
+            if peek() == "-", let next = peek(1), next != "]" {
+                complex = true
+                if let member { samples.append(String(Character(member))) }
+                i += 1
+                if next == "\\" { i += 2 } else { i += 1 }
+                continue
+            }
+            if let member {
+                members.insert(LiteralAnalysis.literal(member))
+                samples.append(String(Character(member)))
+            }
+        }
+        if negated {
+            let candidates = ["a", "z", " ", "!", "0", "é", "\n"]
+            return .other(samples: candidates.filter { !samples.contains($0) })
+        }
+        if complex || members.isEmpty || members.count > 10 { return .other(samples: samples) }
+        return .characters(members)
+    }
+
+    /// Everything after `(`.
+    mutating func parseGroup() -> PatternNode {
+        if peek() == "*" {
+            // (*VERB), (*VERB:arg), or an alpha assertion like (*pla:...).
+            var name = ""
+            var j = i + 1
+            while j < chars.count, chars[j].isASCII, chars[j].properties.isAlphabetic || chars[j] == "_" {
+                name.unicodeScalars.append(chars[j])
+                j += 1
+            }
+            if name.uppercased() == "ACCEPT" { unsafe = true }
+            let lookarounds: Set<String> = [
+                "pla", "plb", "nla", "nlb", "napla", "naplb", "positive_lookahead", "positive_lookbehind",
+                "negative_lookahead", "negative_lookbehind", "non_atomic_positive_lookahead",
+                "non_atomic_positive_lookbehind",
+            ]
+            let bodies: Set<String> = ["atomic", "sr", "asr", "script_run", "atomic_script_run"]
+            if j < chars.count, chars[j] == ":", !name.isEmpty, name == name.lowercased() {
+                i = j + 1
+                let body = parseAlternation()
+                if peek() == ")" { i += 1 } else { unsafe = true }
+                if bodies.contains(name) { return body }
+                return lookarounds.contains(name) ? .empty : .other(samples: [])
+            }
+            skip(past: ")")
+            return .empty
+        }
+        guard peek() == "?" else { return groupBody() }
+        i += 1
+        guard let c = peek() else { return .other(samples: []) }
+        switch c {
+        case ":", "|", ">":
+            i += 1
+            return groupBody()
+        case "=", "!":
+            i += 1
+            _ = groupBody()
+            return .empty
+        case "<":
+            if peek(1) == "=" || peek(1) == "!" {
+                i += 2
+                _ = groupBody()
+                return .empty
+            }
+            skip(past: ">")
+            return groupBody()
+        case "P":
+            if peek(1) == "<" {
+                skip(past: ">")
+                return groupBody()
+            }
+            skip(past: ")")  // (?P=name) backreference, (?P>name) subroutine call
+            return .other(samples: [])
+        case "'":
+            i += 1
+            skip(past: "'")
+            return groupBody()
+        case "#":
+            skip(past: ")")
+            return .empty
+        case "(":
+            // Conditional group: skip the condition, then the branches; the result is unknown.
+            i += 1
+            if peek() == "?" || peek() == "*" {
+                _ = parseGroup()
+            } else {
+                skip(past: ")")
+            }
+            _ = groupBody()
+            return .other(samples: [])
+        case "C":
+            skip(past: ")")
+            return .empty
+        default:
+            // Option settings: (?i) (?-i) (?^) (?i:...); recursion and subroutines: (?R) (?1) (?&name).
+            var j = i
+            var options = ""
+            while j < chars.count, chars[j] != ")", chars[j] != ":" {
+                options.unicodeScalars.append(chars[j])
+                j += 1
+            }
+            let isOptions = options.unicodeScalars.allSatisfy { "imnsxJU-^".unicodeScalars.contains($0) }
+            guard isOptions else {
+                skip(past: ")")
+                return .other(samples: [])
+            }
+            if options.contains("x") { unsafe = true }
+            i = j + 1
+            if j < chars.count, chars[j] == ":" { return groupBody() }
+            return .empty
+        }
+    }
+
+    /// The alternation up to the closing `)`, which is consumed.
+    mutating func groupBody() -> PatternNode {
+        let body = parseAlternation()
+        if peek() == ")" { i += 1 } else { unsafe = true }
+        return body
+    }
+}

@@ -1,0 +1,165 @@
+// The only file that talks to PCRE2. Nothing here is public: the rest of the module, and every
+// client, sees `CompiledPattern`, `MatchResources` and `SearchOutcome`, never a C type.
+import CPCRE2
+
+/// Why a pattern does not compile: PCRE2's message and the byte offset in the pattern.
+struct PatternError: Error, Sendable, Hashable {
+    var message: String
+    var offset: Int
+}
+
+/// One compiled, JIT-compiled PCRE2 pattern; frees its code in `deinit`.
+///
+/// `@unchecked Sendable`: the `pcre2_code` is never modified after `init` (compilation and JIT
+/// compilation both happen there), and PCRE2 documents compiled code as safe to use from many
+/// threads at once as long as each thread has its own match data, which `MatchResources` provides.
+final class CompiledPattern: @unchecked Sendable {
+    /// Compile options: UTF-8 with Unicode properties for `\w`, `\b`, `\d` and case, caseless;
+    /// `\C` is refused (it could split a character).
+    static let compileOptions: UInt32 =
+        UInt32(PCRE2_UTF) | UInt32(PCRE2_UCP) | UInt32(PCRE2_CASELESS) | UInt32(PCRE2_NEVER_BACKSLASH_C)
+
+    let source: String
+    fileprivate let code: OpaquePointer
+    /// The same pattern with a callout before every item, for long subjects: the callout checks a
+    /// deadline, so a search on a long subject can be stopped in the middle (see `shim.h`).
+    fileprivate let guarded: OpaquePointer?
+    /// False when the JIT is unavailable or refused the pattern: matching then uses the interpreter,
+    /// under the depth and heap limits too.
+    let isJITCompiled: Bool
+    /// PCRE2's lower bound on the length of any match, in characters.
+    let minimumLength: Int
+
+    init(_ pattern: String) throws(PatternError) {
+        source = pattern
+        var errorCode: Int32 = 0
+        var errorOffset = 0
+        let bytes = Array(pattern.utf8)
+        let compiled = bytes.withUnsafeBufferPointer { buffer in
+            pcre2_compile_8(buffer.baseAddress, buffer.count, Self.compileOptions, &errorCode, &errorOffset, nil)
+        }
+        guard let compiled else {
+            throw PatternError(message: Self.message(for: errorCode), offset: errorOffset)
+        }
+        code = compiled
+        isJITCompiled = pcre2_jit_compile_8(compiled, UInt32(PCRE2_JIT_COMPLETE)) == 0
+        guarded = bytes.withUnsafeBufferPointer { buffer in
+            pcre2_compile_8(
+                buffer.baseAddress, buffer.count, Self.compileOptions | UInt32(PCRE2_AUTO_CALLOUT), &errorCode, &errorOffset,
+                nil)
+        }
+        if let guarded { _ = pcre2_jit_compile_8(guarded, UInt32(PCRE2_JIT_COMPLETE)) }
+        var length: UInt32 = 0
+        _ = pcre2_pattern_info_8(compiled, UInt32(PCRE2_INFO_MINLENGTH), &length)
+        minimumLength = Int(length)
+    }
+
+    deinit {
+        pcre2_code_free_8(code)
+        if let guarded { pcre2_code_free_8(guarded) }
+    }
+
+    /// PCRE2's text for an error code.
+    static func message(for code: Int32) -> String {
+        var buffer = [UInt8](repeating: 0, count: 256)
+        let count = buffer.withUnsafeMutableBufferPointer { pcre2_get_error_message_8(code, $0.baseAddress, $0.count) }
+        guard count > 0 else { return "PCRE2 error \(code)" }
+        return String(decoding: buffer[0..<Int(count)], as: UTF8.self)
+    }
+}
+
+/// The outcome of one search.
+enum SearchOutcome: Equatable {
+    case match(Range<Int>)
+    case noMatch
+    case limit(LimitHit.Reason)
+    case failure(code: Int32, message: String)
+}
+
+/// The per-thread side of matching: one match data block (room for the whole-match offsets only),
+/// one match context carrying the limits and the deadline callout, and one JIT stack. Made once per
+/// `RuleMatcher`, reused for every search, freed in `deinit`, so nothing is allocated per match.
+final class MatchResources {
+    private let matchData: OpaquePointer
+    private let context: OpaquePointer
+    private let jitStack: OpaquePointer?
+    private let deadline: UnsafeMutablePointer<sg_pcre2_deadline>
+
+    init(limits: MatchLimits) {
+        guard let matchData = pcre2_match_data_create_8(1, nil), let context = pcre2_match_context_create_8(nil) else {
+            fatalError("PCRE2 could not allocate match data (out of memory)")
+        }
+        self.matchData = matchData
+        self.context = context
+        _ = pcre2_set_match_limit_8(context, limits.matchLimit)
+        _ = pcre2_set_depth_limit_8(context, limits.depthLimit)
+        _ = pcre2_set_heap_limit_8(context, limits.heapLimitKiB)
+        // The default JIT stack is 32 KiB of machine stack; a private one that may grow to 1 MiB
+        // lets deeply nested (but legitimate) patterns finish, and still fails cleanly past that.
+        jitStack = pcre2_jit_stack_create_8(32 * 1024, limits.jitStackBytes, nil)
+        if let jitStack { pcre2_jit_stack_assign_8(context, nil, UnsafeMutableRawPointer(jitStack)) }
+        deadline = .allocate(capacity: 1)
+        deadline.initialize(to: sg_pcre2_deadline(deadline_ns: 0, calls: 0, expired: 0))
+        _ = sg_pcre2_install_deadline(context, deadline)
+    }
+
+    deinit {
+        deadline.deallocate()
+        if let jitStack { pcre2_jit_stack_free_8(jitStack) }
+        pcre2_match_context_free_8(context)
+        pcre2_match_data_free_8(matchData)
+    }
+
+    /// Searches `subject` for `pattern`, for a match starting at `start` or later. `subject` must be
+    /// valid UTF-8 (views always are), so the UTF check is skipped. With `deadline` (monotonic
+    /// nanoseconds), the search runs on the pattern's guarded twin and stops with `.timeBudget`
+    /// soon after the deadline.
+    func search(
+        _ pattern: CompiledPattern, in subject: UnsafeBufferPointer<UInt8>, from start: Int, deadline until: UInt64? = nil
+    ) -> SearchOutcome {
+        var code = pattern.code
+        if let until, let guarded = pattern.guarded {
+            code = guarded
+            deadline.pointee = sg_pcre2_deadline(deadline_ns: max(until, 1), calls: 0, expired: 0)
+        }
+        // An empty buffer may have a nil base address, which PCRE2 accepts only with length 0.
+        let rc = pcre2_match_8(code, subject.baseAddress, subject.count, start, UInt32(PCRE2_NO_UTF_CHECK), matchData, context)
+        if rc >= 0 {
+            let ovector = pcre2_get_ovector_pointer_8(matchData)!
+            let lower = ovector[0]
+            let upper = ovector[1]
+            // \K can put the start after the end; report the covering span.
+            return .match(min(lower, upper)..<max(lower, upper))
+        }
+        switch rc {
+        case PCRE2_ERROR_NOMATCH: return .noMatch
+        case PCRE2_ERROR_CALLOUT where deadline.pointee.expired != 0: return .limit(.timeBudget)
+        case PCRE2_ERROR_MATCHLIMIT: return .limit(.matchLimit)
+        case PCRE2_ERROR_DEPTHLIMIT: return .limit(.depthLimit)
+        case PCRE2_ERROR_HEAPLIMIT: return .limit(.heapLimit)
+        case PCRE2_ERROR_JIT_STACKLIMIT: return .limit(.jitStackLimit)
+        default: return .failure(code: rc, message: CompiledPattern.message(for: rc))
+        }
+    }
+}
+
+/// Facts about the PCRE2 library in use.
+enum PCRE2Info {
+    /// Monotonic nanoseconds (the clock the deadline callout reads).
+    static func now() -> UInt64 { sg_monotonic_ns() }
+
+    /// The library version, e.g. `10.42 2022-12-11`.
+    static var version: String {
+        var buffer = [UInt8](repeating: 0, count: 64)
+        let count = buffer.withUnsafeMutableBytes { pcre2_config_8(UInt32(PCRE2_CONFIG_VERSION), $0.baseAddress) }
+        guard count > 1 else { return "unknown" }
+        return String(decoding: buffer[0..<Int(count - 1)], as: UTF8.self)
+    }
+
+    /// Whether the library was built with the JIT compiler.
+    static var hasJIT: Bool {
+        var value: UInt32 = 0
+        _ = pcre2_config_8(UInt32(PCRE2_CONFIG_JIT), &value)
+        return value == 1
+    }
+}

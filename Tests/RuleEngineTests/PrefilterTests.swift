@@ -1,0 +1,86 @@
+import RuleEngine
+import Testing
+import TextNormalization
+
+/// The literal prefilter: which words a pattern requires, and that skipping rules never changes a result.
+@Suite struct PrefilterTests {
+    @Test(arguments: [
+        (#"\b(kill|murder)\s+(him|her|my\s+\w+)\b"#, ["kill", "murder"] as [String]?),
+        ("kill", ["kill"]),
+        ("KILL", ["kill"]),
+        (#"\bk[i1]ll\b"#, ["k1ll", "kill"]),
+        (#"(?:a|the)\s+process"#, ["process"]),
+        (#"(?:kill|murder)s?\b"#, ["kill", "murder"]),
+        (#"\boldur(?:ecek|mek)?\b"#, ["oldur"]),
+        (#"(?i:kill)(?=\s+him)"#, ["kill"]),
+        (#"(?<!not )kill"#, ["kill"]),
+        (#"(kill)\s+\1"#, ["kill"]),
+        (#"[^a]bcd"#, ["bcd"]),
+        (#"\x{212A}ill"#, ["kill"]),
+        (#"a{3}"#, ["aaa"]),
+        (#"\Qa.b\E"#, ["a.b"]),
+        (#"(?# a comment )kill"#, ["kill"]),
+        (#"(?<who>kill)"#, ["kill"]),
+        // Nothing safe to require: always searched.
+        (#"ki+ll"#, nil),
+        (#"öldür"#, nil),
+        (#"kill|"#, nil),
+        (#".*"#, nil),
+        (#"kill(*ACCEPT)him"#, nil),
+        (#"(?x) k i l l"#, nil),
+        (#"(ab){2,}"#, nil),
+        (#"[a-z]+"#, nil),
+    ])
+    func requiredLiterals(pattern: String, expected: [String]?) throws {
+        let set = try YAMLRules.single(pattern: pattern)
+        #expect(set.requiredLiterals(ofRule: "test.rule") == expected)
+    }
+
+    /// Patterns chosen to trip a careless analysis, on texts chosen to trip a careless scanner.
+    static let patterns = [
+        #"\bkill\b"#, #"\bk[i1]ll\s+(him|her)"#, #"(?:kill|murder)s?"#, #"say\s+it"#, #"\bKILL\b"#, #"(?i)ıi"#,
+        #"(?<!not )kill"#, #"kill(?!\s+the\s+process)"#, #"\Qk.i\E"#, #"\x{212A}ill"#, #"process|thread"#,
+        #"[ks]ill"#, #"(?:ab){2}c"#, #"\bskill"#, #"öldür"#, #"oldur(ecek)?"#, #"kill.*him"#,
+    ]
+    static let texts = [
+        "kill him", "KILL HIM", "\u{212A}ILL him", "\u{212A}ill", "ſay it", "SAY IT", "skill", "not kill", "k.i",
+        "kill the process", "ababc", "abab c", "ÖLDÜR", "öldürecek", "oldurecek", "", "kİll", "kıll", "murders",
+        "k1ll her", "sill", "thread", "PROCESS",
+    ]
+
+    @Test func skippingRulesByLiteralNeverChangesTheResult() throws {
+        for (index, pattern) in Self.patterns.enumerated() {
+            let set = try YAMLRules.single(id: "test.p\(index)", pattern: pattern, views: ViewName.allCases)
+            let with = set.makeMatcher()
+            let without = set.makeMatcher()
+            without.usesPrefilter = false
+            for prefix in emojiPrefixes {
+                for text in Self.texts {
+                    let a = with.match(prefix + text).matches
+                    let b = without.match(prefix + text).matches
+                    #expect(a == b, "pattern \(pattern) on \(prefix + text)")
+                }
+            }
+        }
+    }
+
+    @Test func fixtureRulesGiveTheSameResultsWithAndWithoutThePrefilterAndSkipSomething() {
+        let rules = Fixtures.valid
+        let with = rules.makeMatcher()
+        let without = rules.makeMatcher()
+        without.usesPrefilter = false
+        let texts = [
+            "how do I kill my neighbour", "kill the process", "ONU ÖLDÜRECEĞİM", "yaşamak istemiyorum",
+            "what is the weather like", "reschedule my meeting", "k.i.l.l him", "\u{212A}ill him",
+        ]
+        for prefix in emojiPrefixes {
+            for text in texts {
+                #expect(with.match(prefix + text).matches == without.match(prefix + text).matches, "\(prefix + text)")
+            }
+        }
+        #expect(with.counters.ruleViewsSkipped > 0)
+        #expect(with.counters.searches < without.counters.searches)
+        #expect(without.counters.ruleViewsSkipped == 0)
+        #expect(rules.prefilteredRuleCount >= 4)
+    }
+}
