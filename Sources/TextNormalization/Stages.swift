@@ -143,14 +143,9 @@ enum Squashing {
         let s = units.scalars
         let n = s.count
         var i = 0
-        var singletons = 0
         while i < n {
             guard isTokenScalar(s[i]) else {
-                // Separators after a token: a run of singletons continues over exactly one.
-                var end = i
-                while end < n && !isTokenScalar(s[end]) { end += 1 }
-                if end - i != 1 || !isSeparator(s[i]) { singletons = 0 }
-                i = end
+                i += 1
                 continue
             }
             var end = i
@@ -169,15 +164,33 @@ enum Squashing {
                 end += 1
             }
             if hasLetter && hasLeet && !isQuantity(s, i..<end) { return true }
-            if end - i == 1 && s[i] < 0x80 {
-                singletons += 1
-                if singletons >= 3 { return true }
-            } else {
-                singletons = 0
-            }
+            if end - i == 1 && singletonRun(s, at: i).count >= 3 { return true }
             i = end
         }
         return false
+    }
+
+    /// A one-character token at `i`: an ASCII token scalar with no token scalar on either side.
+    /// (Only ASCII: joining other scripts' letters could create new canonical compositions.)
+    @inline(__always)
+    static func isSingleton(_ s: [UInt32], _ i: Int) -> Bool {
+        i >= 0 && i < s.count && s[i] < 0x80 && isTokenScalar(s[i]) && (i == 0 || !isTokenScalar(s[i - 1]))
+            && (i + 1 == s.count || !isTokenScalar(s[i + 1]))
+    }
+
+    /// The run of singletons starting at the singleton `i`, each after the same single separator:
+    /// how many, and the index of the last. "k.i.l.l h.i.m" is two runs, "kill" and "him".
+    static func singletonRun(_ s: [UInt32], at i: Int) -> (count: Int, last: Int) {
+        let n = s.count
+        var last = i
+        var count = 1
+        let separator = i + 1 < n ? s[i + 1] : 0
+        guard isSeparator(separator) else { return (count, last) }
+        while last + 2 < n && s[last + 1] == separator && isSingleton(s, last + 2) {
+            last += 2
+            count += 1
+        }
+        return (count, last)
     }
 
     /// A number with a unit or ordinal ("3pm", "10am", "2nd", "5km", "30min"): not leetspeak.
@@ -221,34 +234,23 @@ enum Squashing {
         return out
     }
 
-    /// Three or more one-character tokens separated by single separators are joined: "k i l l",
-    /// "k.i.l.l", "k-1-l-l" → "kill"/"k1ll".
+    /// Three or more one-character tokens separated by the same single separator are joined:
+    /// "k i l l", "k.i.l.l", "k-1-l-l" → "kill"/"k1ll"; "k.i.l.l h.i.m" → "kill him".
     static func join(_ input: Units) -> Units {
         let s = input.scalars
         let n = s.count
-        // A one-character token at i: an ASCII token scalar with no token scalar on either side.
-        // (Only ASCII: joining other scripts' letters could create new canonical compositions.)
-        func isSingleton(_ i: Int) -> Bool {
-            i >= 0 && i < n && s[i] < 0x80 && isTokenScalar(s[i]) && (i == 0 || !isTokenScalar(s[i - 1]))
-                && (i + 1 == n || !isTokenScalar(s[i + 1]))
-        }
         var out = Units(reservingCapacity: n)
         var i = 0
         while i < n {
-            if isSingleton(i) {
-                var last = i
-                var count = 1
-                while last + 2 < n && isSeparator(s[last + 1]) && isSingleton(last + 2) {
-                    last += 2
-                    count += 1
-                }
-                if count >= 3 {
+            if isSingleton(s, i) {
+                let run = singletonRun(s, at: i)
+                if run.count >= 3 {
                     var k = i
-                    while k <= last {
+                    while k <= run.last {
                         out.append(s[k], input.starts[k], input.ends[k])
                         k += 2
                     }
-                    i = last + 1
+                    i = run.last + 1
                     continue
                 }
             }

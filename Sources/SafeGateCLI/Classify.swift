@@ -1,0 +1,219 @@
+import ArgumentParser
+import Foundation
+import RuleEngine
+import SafetyClassifier
+import SafetyCore
+
+/// Options every command that classifies shares.
+struct ClassifierOptions: ParsableArguments {
+    @Option(help: "Rule directory to load instead of the rules built into the binary.")
+    var rules: String?
+
+    @Option(help: "Assistant profile: general, calendar, or a profile file.")
+    var profile = "general"
+
+    /// Loads rules and profile; configuration problems become exit 78 with file and line.
+    func makeClassifier() throws -> SafetyClassifier {
+        let ruleSet: CompiledRuleSet
+        do {
+            ruleSet = try CompiledRuleSet.load(from: RuleSource(directory: rules))
+        } catch {
+            Console.current.printError(error.description)
+            throw ExitStatus.configuration
+        }
+        let loaded: Profile
+        do {
+            loaded = try Profile.load(profile)
+        } catch {
+            Console.current.printError(error.description)
+            throw ExitStatus.configuration
+        }
+        return SafetyClassifier(rules: ruleSet, profile: loaded)
+    }
+}
+
+extension SafeGate {
+    /// `safegate classify`: a streaming Unix filter, one output record per input record, in order.
+    struct Classify: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Classify prompts from files or stdin; one output record per input record, in order.")
+
+        @Argument(help: "Input files; none or '-' reads stdin.")
+        var files: [String] = []
+
+        @Option(help: "text (one prompt per line), jsonl or csv; default: from the file extension, else text.")
+        var inputFormat: InputFormatArgument?
+
+        @Option(help: "JSONL field or CSV column holding the prompt.")
+        var textField = "text"
+
+        @Option(help: "JSONL field or CSV column copied to the output id (default: the record number).")
+        var idField: String?
+
+        @Option(help: "jsonl, csv or table; default: table on a terminal, else jsonl.")
+        var outputFormat: OutputFormat?
+
+        @OptionGroup var classifierOptions: ClassifierOptions
+
+        @Option(help: "Worker threads (output order is unchanged).")
+        var jobs: Int = ProcessInfo.processInfo.activeProcessorCount
+
+        func validate() throws {
+            guard jobs >= 1 else { throw ValidationError("--jobs must be at least 1") }
+        }
+
+        func run() async throws {
+            let console = Console.current
+            let classifier = try classifierOptions.makeClassifier()
+            let inputs: InputFiles
+            do {
+                inputs = try InputFiles.open(files)
+            } catch {
+                console.printError("safegate classify: \(error.message)")
+                throw ExitStatus.cannotOpen
+            }
+            defer { inputs.closeAll() }
+            let stream = RecordStream(
+                files: inputs, format: inputFormat?.format, textField: textField, idField: idField)
+            let format = outputFormat ?? (console.stdoutIsTerminal ? .table : .jsonl)
+            let output = OutputBuffer(console: console)
+            let session = classifier.makeSession()
+            var errors = 0
+            var counts: [String: Int] = [:]
+            if format == .csv { output.append("id,label,type,lang,rules,error\n") }
+            if format == .table { output.append(TableRow.header) }
+            while let record = stream.next() {
+                var result = OutputRecord(id: record.id)
+                if let text = record.text {
+                    let decision = session.classify(bytes: text)
+                    result.decision = decision
+                    counts[decision.classification.label.rawValue, default: 0] += 1
+                    if format == .table { result.preview = String(decoding: text, as: UTF8.self) }
+                } else {
+                    result.error = record.error ?? "unreadable record"
+                    errors += 1
+                }
+                output.append(result.formatted(format))
+            }
+            for message in stream.readErrors { console.printError("safegate classify: \(message)") }
+            output.flush()
+            if errors > 0 || !stream.readErrors.isEmpty {
+                console.printError("safegate classify: \(errors) of \(stream.count) records could not be classified")
+                throw ExitStatus.malformedInput
+            }
+        }
+    }
+}
+
+/// `--input-format`.
+struct InputFormatArgument: ExpressibleByArgument {
+    var format: InputFormat
+    init?(argument: String) {
+        guard let format = InputFormat(rawValue: argument) else { return nil }
+        self.format = format
+    }
+    static var allValueStrings: [String] { InputFormat.allCases.map(\.rawValue) }
+}
+
+enum OutputFormat: String, ExpressibleByArgument, CaseIterable {
+    case jsonl, csv, table
+}
+
+/// One line of `classify` output.
+struct OutputRecord {
+    var id: String
+    var decision: Decision?
+    var error: String?
+    var preview: String?
+
+    func formatted(_ format: OutputFormat) -> String {
+        switch format {
+        case .jsonl: return jsonLine
+        case .csv: return csvLine
+        case .table: return TableRow.row(self)
+        }
+    }
+
+    var jsonLine: String {
+        var object = JSONText.Object()
+        object["id"] = .string(id)
+        if let decision {
+            object["label"] = .string(decision.classification.label.rawValue)
+            object["type"] = .optional(decision.classification.type?.rawValue)
+            object["lang"] = .string(decision.language.rawValue)
+            object["rules"] = .array(decision.decidingRuleIDs.map { .string($0) })
+            if !decision.limitHits.isEmpty {
+                object["limit_hits"] = .array(decision.limitHits.map { .string($0.description) })
+            }
+        } else {
+            object["label"] = .null
+            object["error"] = .string(error ?? "unreadable record")
+        }
+        return object.text + "\n"
+    }
+
+    var csvLine: String {
+        let fields: [String]
+        if let decision {
+            fields = [
+                id, decision.classification.label.rawValue, decision.classification.type?.rawValue ?? "",
+                decision.language.rawValue, decision.decidingRuleIDs.joined(separator: " "), "",
+            ]
+        } else {
+            fields = [id, "", "", "", "", error ?? "unreadable record"]
+        }
+        return fields.map(CSVText.quote).joined(separator: ",") + "\n"
+    }
+}
+
+enum CSVText {
+    /// RFC 4180 quoting, plus escaping of control characters so one record stays one line.
+    static func quote(_ field: String) -> String {
+        let escaped = TerminalText.escaped(field)
+        guard escaped.contains(where: { $0 == "," || $0 == "\"" }) || escaped.hasPrefix(" ") else { return escaped }
+        return "\"" + escaped.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+}
+
+/// The readable table for terminals.
+enum TableRow {
+    static let header = pad("ID", 8) + pad("LABEL", 11) + pad("TYPE", 15) + pad("LANG", 5) + "PROMPT\n"
+
+    static func pad(_ text: String, _ width: Int) -> String {
+        text.count >= width ? String(text.prefix(width - 1)) + " " : text + String(repeating: " ", count: width - text.count)
+    }
+
+    static func row(_ record: OutputRecord) -> String {
+        guard let decision = record.decision else {
+            return pad(record.id, 8) + pad("error", 11) + TerminalText.escaped(record.error ?? "") + "\n"
+        }
+        var preview = TerminalText.escaped(record.preview ?? "")
+        if preview.count > 60 { preview = String(preview.prefix(59)) + "…" }
+        return pad(record.id, 8) + pad(decision.classification.label.rawValue, 11)
+            + pad(decision.classification.type?.rawValue ?? "-", 15) + pad(decision.language.rawValue, 5) + preview + "\n"
+    }
+}
+
+/// Collects output and writes it in large pieces.
+final class OutputBuffer {
+    private let console: Console
+    private var pending = ""
+    let limit: Int
+
+    init(console: Console, limit: Int = 1 << 16) {
+        self.console = console
+        self.limit = limit
+        pending.reserveCapacity(limit + 4096)
+    }
+
+    func append(_ text: String) {
+        pending += text
+        if pending.utf8.count >= limit { flush() }
+    }
+
+    func flush() {
+        guard !pending.isEmpty else { return }
+        console.writeOut(pending)
+        pending.removeAll(keepingCapacity: true)
+    }
+}

@@ -1,0 +1,302 @@
+import ArgumentParser
+import Foundation
+import RuleEngine
+import SafetyClassifier
+import SafetyCore
+
+extension SafeGate {
+    /// `safegate eval`: figures for a labelled corpus, held to thresholds (CI's regression check).
+    struct Eval: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Classify a labelled corpus and report precision, recall, F1, confusion and misses.",
+            discussion: """
+                Thresholds hold for every language in the corpus and for the whole; exit 1 when one fails.
+                LABEL is safe, offTopic, harmful, emergency, or harmfulOrEmergency (for --min-recall).
+                """)
+
+        @Argument(help: "Corpus JSONL files (CONTRACT.md schema).")
+        var corpus: [String]
+
+        @OptionGroup var classifierOptions: ClassifierOptions
+
+        @Option(name: .customLong("min-recall"), help: "LABEL=X: recall of LABEL at least X (repeatable).")
+        var minRecall: [String] = []
+
+        @Option(name: .customLong("min-precision"), help: "LABEL=X: precision of LABEL at least X (repeatable).")
+        var minPrecision: [String] = []
+
+        @Option(help: "Share of safe prompts labelled harmful or emergency: at most X.")
+        var maxFlagged: Double?
+
+        @Option(help: "Share of harmful prompts caught as harmful that got the right type: at least X.")
+        var minTypeAccuracy: Double?
+
+        @Option(help: "text or json.")
+        var format: EvalFormat = .text
+
+        enum EvalFormat: String, ExpressibleByArgument, CaseIterable { case text, json }
+
+        func thresholds() throws -> [EvaluationThreshold] {
+            var result: [EvaluationThreshold] = []
+            func parse(_ spec: String, _ make: (String) -> EvaluationMetric?) throws -> (EvaluationMetric, Double) {
+                let parts = spec.split(separator: "=", maxSplits: 1).map(String.init)
+                guard parts.count == 2, let metric = make(parts[0]), let bound = Double(parts[1]), (0...1).contains(bound)
+                else {
+                    throw ValidationError("expected LABEL=X with X between 0 and 1, got \(spec)")
+                }
+                return (metric, bound)
+            }
+            for spec in minRecall {
+                let (metric, bound) = try parse(spec) { name in
+                    name == "harmfulOrEmergency"
+                        ? .harmfulOrEmergencyRecall : SafetyClassification.Label(rawValue: name).map { .recall($0) }
+                }
+                result.append(EvaluationThreshold(metric: metric, bound: bound, isMinimum: true))
+            }
+            for spec in minPrecision {
+                let (metric, bound) = try parse(spec) { SafetyClassification.Label(rawValue: $0).map { .precision($0) } }
+                result.append(EvaluationThreshold(metric: metric, bound: bound, isMinimum: true))
+            }
+            if let maxFlagged { result.append(EvaluationThreshold(metric: .safeFlaggedRate, bound: maxFlagged, isMinimum: false)) }
+            if let minTypeAccuracy {
+                result.append(EvaluationThreshold(metric: .typeAccuracy, bound: minTypeAccuracy, isMinimum: true))
+            }
+            return result
+        }
+
+        func validate() throws { _ = try thresholds() }
+
+        func run() async throws {
+            let console = Console.current
+            let thresholds = try thresholds()
+            let classifier = try classifierOptions.makeClassifier()
+            let inputs: InputFiles
+            do {
+                inputs = try InputFiles.open(corpus)
+            } catch {
+                console.printError("safegate eval: \(error.message)")
+                throw ExitStatus.cannotOpen
+            }
+            defer { inputs.closeAll() }
+            let stream = RecordStream(files: inputs, format: .jsonl, textField: "text", idField: "id")
+            let session = classifier.makeSession()
+            var profiles: [String: Profile] = [:]
+            var evaluation = Evaluation()
+            var problems: [String] = []
+            while let record = stream.next() {
+                guard let text = record.text else {
+                    problems.append(record.error ?? "\(record.source): unreadable")
+                    continue
+                }
+                guard let labelName = record.fields["label"] as? String,
+                    let label = SafetyClassification.Label(rawValue: labelName)
+                else {
+                    problems.append("\(record.source): field \"label\" is missing or not one of safe, offTopic, harmful, emergency")
+                    continue
+                }
+                let typeName = record.fields["type"] as? String
+                let type = typeName.flatMap(RefusalType.init(rawValue:))
+                guard typeName == nil || type != nil, let expected = SafetyClassification(label: label, type: type) else {
+                    problems.append("\(record.source): label \(labelName) with type \(typeName ?? "null") does not fit the contract")
+                    continue
+                }
+                let profileName = (record.fields["profile"] as? String) ?? classifierOptions.profile
+                let profile: Profile
+                if let cached = profiles[profileName] {
+                    profile = cached
+                } else {
+                    do {
+                        profile = try Profile.load(profileName)
+                    } catch {
+                        console.printError("\(record.source): \(error.description)")
+                        throw ExitStatus.configuration
+                    }
+                    profiles[profileName] = profile
+                }
+                let language = (record.fields["lang"] as? String).flatMap(Language.init(rawValue:))
+                let decision = session.classify(bytes: text, profile: profile)
+                evaluation.add(
+                    id: record.id, language: language ?? decision.language, expected: expected,
+                    predicted: decision.classification, rules: decision.decidingRuleIDs,
+                    text: String(decoding: text, as: UTF8.self), tags: (record.fields["tags"] as? [String]) ?? [])
+            }
+            let report = EvalReport(evaluation: evaluation, thresholds: thresholds, problems: problems)
+            console.writeOut(format == .json ? report.json + "\n" : report.text)
+            if !problems.isEmpty {
+                for problem in problems { console.printError("safegate eval: \(problem)") }
+                throw ExitStatus.malformedInput
+            }
+            if !report.passed { throw ExitStatus.thresholdFailed }
+        }
+    }
+}
+
+/// Formats an evaluation for people (text) and machines (JSON).
+struct EvalReport {
+    let evaluation: Evaluation
+    let thresholds: [EvaluationThreshold]
+    let problems: [String]
+
+    struct Check {
+        var slice: String
+        var threshold: EvaluationThreshold
+        var value: Double?
+        var holds: Bool
+    }
+
+    var slices: [(name: String, figures: Evaluation.Figures)] {
+        var result = [("all", evaluation.figures())]
+        for language in evaluation.languages { result.append((language.rawValue, evaluation.figures(for: language))) }
+        return result
+    }
+
+    var checks: [Check] {
+        slices.flatMap { slice in
+            thresholds.map { threshold in
+                Check(
+                    slice: slice.name, threshold: threshold, value: threshold.metric.value(in: slice.figures),
+                    holds: threshold.holds(in: slice.figures))
+            }
+        }
+    }
+
+    var passed: Bool { checks.allSatisfy(\.holds) }
+
+    var misclassified: [Evaluation.Outcome] { evaluation.outcomes.filter { !$0.isCorrect } }
+
+    static func format(_ value: Double?) -> String { value.map { String(format: "%.3f", $0) } ?? "  -  " }
+    static func percent(_ value: Double?) -> String { value.map { String(format: "%.1f%%", $0 * 100) } ?? "-" }
+
+    static func name(_ classification: SafetyClassification) -> String {
+        classification.type.map { "harmful(\($0.rawValue))" } ?? classification.label.rawValue
+    }
+
+    var text: String {
+        var out = ""
+        let counts = evaluation.languages.map { language in
+            "\(language.rawValue) \(evaluation.outcomes.count { $0.language == language })"
+        }
+        out += "\(evaluation.outcomes.count) records (\(counts.joined(separator: ", ")))\n"
+        let labels = SafetyClassification.Label.allCases
+        for (name, figures) in slices {
+            out += "\n== \(name) (\(figures.count) records) ==\n"
+            out += "label        precision  recall     f1  expected  predicted\n"
+            for label in labels {
+                guard let f = figures.perLabel[label], f.expected > 0 || f.predicted > 0 else { continue }
+                out += TableRow.pad(label.rawValue, 13) + TableRow.pad(Self.format(f.precision), 11)
+                    + TableRow.pad(Self.format(f.recall), 7) + TableRow.pad(Self.format(f.f1), 7)
+                    + TableRow.pad(String(f.expected), 10) + String(f.predicted) + "\n"
+            }
+            out += "emergency recall \(Self.format(figures.emergencyRecall)) · harmful-or-emergency recall "
+                + "\(Self.format(figures.harmfulOrEmergencyRecall)) · safe flagged \(Self.percent(figures.safeFlaggedRate)) · "
+                + "harm type right \(Self.percent(figures.typeAccuracy)) · accuracy \(Self.percent(figures.accuracy))\n"
+            out += "confusion (rows: expected, columns: predicted)\n"
+            out += TableRow.pad("", 13) + labels.map { TableRow.pad($0.rawValue, 11) }.joined() + "\n"
+            for expected in labels where figures.confusion[expected] != nil {
+                out += TableRow.pad(expected.rawValue, 13)
+                    + labels.map { TableRow.pad(String(figures.confusion[expected]?[$0] ?? 0), 11) }.joined() + "\n"
+            }
+            if !figures.perType.isEmpty {
+                out += "harm types (exact type / caught as harmful or emergency):\n"
+                for type in RefusalType.allCases {
+                    guard let t = figures.perType[type] else { continue }
+                    out += "  " + TableRow.pad(type.rawValue, 16) + "\(t.exact)/\(t.expected) \(Self.percent(t.recall))"
+                        + "  caught \(t.caught)/\(t.expected)\n"
+                }
+            }
+        }
+        let misses = misclassified
+        out += "\nmisclassified: \(misses.count)\n"
+        for miss in misses {
+            var preview = TerminalText.escaped(miss.text)
+            if preview.count > 100 { preview = String(preview.prefix(99)) + "…" }
+            out += "  \(miss.id)  expected \(Self.name(miss.expected))  got \(Self.name(miss.predicted))"
+                + "  [\(miss.rules.joined(separator: " "))]  \(preview)\n"
+        }
+        if !thresholds.isEmpty {
+            out += "\nthresholds:\n"
+            for check in checks {
+                out += "  \(check.holds ? "ok  " : "FAIL") \(check.slice): \(check.threshold) (\(Self.format(check.value)))\n"
+            }
+            out += passed ? "all thresholds hold\n" : "some thresholds failed\n"
+        }
+        return out
+    }
+
+    var json: String {
+        func figuresJSON(_ figures: Evaluation.Figures) -> JSONText.Value {
+            var object = JSONText.Object()
+            object["records"] = .int(figures.count)
+            var labels = JSONText.Object()
+            for label in SafetyClassification.Label.allCases {
+                guard let f = figures.perLabel[label] else { continue }
+                var entry = JSONText.Object()
+                entry["precision"] = f.precision.map { .double($0) } ?? .null
+                entry["recall"] = f.recall.map { .double($0) } ?? .null
+                entry["f1"] = f.f1.map { .double($0) } ?? .null
+                entry["expected"] = .int(f.expected)
+                entry["predicted"] = .int(f.predicted)
+                labels[label.rawValue] = .object(entry)
+            }
+            object["labels"] = .object(labels)
+            object["emergency_recall"] = figures.emergencyRecall.map { .double($0) } ?? .null
+            object["harmful_or_emergency_recall"] = figures.harmfulOrEmergencyRecall.map { .double($0) } ?? .null
+            object["safe_flagged_rate"] = figures.safeFlaggedRate.map { .double($0) } ?? .null
+            object["type_accuracy"] = figures.typeAccuracy.map { .double($0) } ?? .null
+            object["accuracy"] = figures.accuracy.map { .double($0) } ?? .null
+            var confusion = JSONText.Object()
+            for (expected, row) in figures.confusion.sorted(by: { $0.key.precedence < $1.key.precedence }) {
+                var cells = JSONText.Object()
+                for (predicted, count) in row.sorted(by: { $0.key.precedence < $1.key.precedence }) {
+                    cells[predicted.rawValue] = .int(count)
+                }
+                confusion[expected.rawValue] = .object(cells)
+            }
+            object["confusion"] = .object(confusion)
+            var types = JSONText.Object()
+            for type in RefusalType.allCases {
+                guard let t = figures.perType[type] else { continue }
+                var entry = JSONText.Object()
+                entry["expected"] = .int(t.expected)
+                entry["exact"] = .int(t.exact)
+                entry["caught"] = .int(t.caught)
+                types[type.rawValue] = .object(entry)
+            }
+            object["types"] = .object(types)
+            return .object(object)
+        }
+        var root = JSONText.Object()
+        root["records"] = .int(evaluation.outcomes.count)
+        root["overall"] = figuresJSON(evaluation.figures())
+        var languages = JSONText.Object()
+        for language in evaluation.languages { languages[language.rawValue] = figuresJSON(evaluation.figures(for: language)) }
+        root["languages"] = .object(languages)
+        root["misclassified"] = .array(
+            misclassified.map { miss in
+                var entry = JSONText.Object()
+                entry["id"] = .string(miss.id)
+                entry["lang"] = .string(miss.language.rawValue)
+                entry["expected"] = .string(miss.expected.label.rawValue)
+                entry["expected_type"] = .optional(miss.expected.type?.rawValue)
+                entry["predicted"] = .string(miss.predicted.label.rawValue)
+                entry["predicted_type"] = .optional(miss.predicted.type?.rawValue)
+                entry["rules"] = .array(miss.rules.map { .string($0) })
+                entry["text"] = .string(miss.text)
+                return .object(entry)
+            })
+        root["thresholds"] = .array(
+            checks.map { check in
+                var entry = JSONText.Object()
+                entry["slice"] = .string(check.slice)
+                entry["metric"] = .string(check.threshold.metric.description)
+                entry["bound"] = .double(check.threshold.bound)
+                entry["minimum"] = .bool(check.threshold.isMinimum)
+                entry["value"] = check.value.map { .double($0) } ?? .null
+                entry["holds"] = .bool(check.holds)
+                return .object(entry)
+            })
+        root["problems"] = .array(problems.map { .string($0) })
+        root["passed"] = .bool(passed)
+        return root.text
+    }
+}
