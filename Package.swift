@@ -3,7 +3,8 @@ import PackageDescription
 
 // Dependencies point one way:
 // safegate -> Assistant -> {SafetyClassifier, Refusals, Resilience} -> {RuleEngine, TextNormalization} -> SafetyCore.
-// C code is reached only through CICUShim (seen by TextNormalization alone) and CPCRE2 (seen by RuleEngine alone).
+// C code is reached only through CICUShim (seen by TextNormalization alone), CPCRE2 (seen by
+// RuleEngine alone) and CLibEdit (line editing, seen by the command line alone).
 let package = Package(
     name: "SafetyGateway",
     platforms: [.macOS(.v15)],
@@ -21,6 +22,11 @@ let package = Package(
             name: "CPCRE2",
             pkgConfig: "libpcre2-8",
             providers: [.apt(["libpcre2-dev"])]
+        ),
+        .systemLibrary(
+            name: "CLibEdit",
+            pkgConfig: "libedit",
+            providers: [.apt(["libedit-dev"])]
         ),
         .target(
             name: "CICUShim",
@@ -57,7 +63,7 @@ let package = Package(
             name: "SafeGateCLI",
             dependencies: [
                 "Assistant", "SafetyClassifier", "Refusals", "Resilience", "RuleEngine",
-                "TextNormalization", "SafetyCore",
+                "TextNormalization", "SafetyCore", "CLibEdit",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -74,12 +80,15 @@ let package = Package(
         // MARK: Tests, one target per module plus the command line.
         .testTarget(name: "SafetyCoreTests", dependencies: ["SafetyCore"]),
         .testTarget(name: "TextNormalizationTests", dependencies: ["TextNormalization", "SafetyCore"]),
-        .testTarget(name: "RuleEngineTests", dependencies: ["RuleEngine", "TextNormalization"]),
-        .testTarget(name: "SafetyClassifierTests", dependencies: ["SafetyClassifier"]),
-        .testTarget(name: "RefusalsTests", dependencies: ["Refusals", "SafetyCore"]),
+        .testTarget(name: "RuleEngineTests", dependencies: ["RuleEngine", "TextNormalization"], exclude: ["Fixtures"]),
+        .testTarget(
+            name: "SafetyClassifierTests",
+            dependencies: ["SafetyClassifier", "RuleEngine", "SafetyCore", "TextNormalization", "SafeGateCLI"]
+        ),
+        .testTarget(name: "RefusalsTests", dependencies: ["Refusals", "SafetyCore"], exclude: ["Golden"]),
         .testTarget(
             name: "ResilienceTests",
-            dependencies: ["Resilience", .product(name: "Clocks", package: "swift-clocks")]
+            dependencies: ["Resilience", "SafetyCore", .product(name: "Clocks", package: "swift-clocks")]
         ),
         .testTarget(name: "AssistantTests", dependencies: ["Assistant"]),
         .testTarget(name: "SafeGateCLITests", dependencies: ["SafeGateCLI"]),

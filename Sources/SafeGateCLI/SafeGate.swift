@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 public import ArgumentParser
 
 /// The `safegate` command line.
@@ -5,7 +8,7 @@ public struct SafeGate: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "safegate",
         abstract: "An offline safety gateway for AI assistants.",
-        subcommands: [Explain.self, Dev.self]
+        subcommands: [Chat.self, Respond.self, Classify.self, Eval.self, Explain.self, Rules.self, Dev.self]
     )
 
     public init() {}
@@ -19,11 +22,15 @@ enum ExitStatus {
     static let cannotOpen = ExitCode(66)
     static let internalError = ExitCode(70)
     static let configuration = ExitCode(78)
+    /// The language model could not answer (an addition to CONTRACT.md's table; sysexits' EX_UNAVAILABLE).
+    static let unavailable = ExitCode(69)
 }
 
 /// The executable's entry point: parses `CommandLine.arguments`, runs the command, exits.
 public enum SafeGateMain {
     public static func run() async {
+        // A closed pipe is an error from write(2), handled where output is written, not a signal.
+        signal(SIGPIPE, SIG_IGN)
         await SafeGate.main()
     }
 }
