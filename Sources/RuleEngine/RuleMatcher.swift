@@ -25,6 +25,9 @@ public final class RuleMatcher {
     /// Whether to skip rules whose required words are absent from a view. On by default; results
     /// are the same either way, only the time differs.
     public var usesPrefilter = true
+    /// Whether to match views that are pure ASCII with byte-mode code instead of UTF code. On by
+    /// default; results are the same either way, only the time differs.
+    public var usesBytesMode = true
 
     let resources: MatchResources
     private var unlessSpans: [Range<Int>] = []
@@ -103,6 +106,7 @@ public final class RuleMatcher {
         var fired = false
         view.utf8.withUnsafeBufferPointer { subject in
             var budget = Budget(limits: limits, subjectLength: subject.count)
+            budget.asciiSubject = usesBytesMode && Self.isASCII(subject)
             var unlessReady = compiled.unless.isEmpty
             unlessSpans.removeAll(keepingCapacity: true)
             var start = 0
@@ -203,9 +207,26 @@ public final class RuleMatcher {
         _ pattern: CompiledPattern, in subject: UnsafeBufferPointer<UInt8>, from start: Int, budget: inout Budget
     ) -> SearchOutcome {
         counters.searches += 1
-        guard let deadline = budget.deadline else { return resources.search(pattern, in: subject, from: start) }
+        guard let deadline = budget.deadline else {
+            return resources.search(pattern, in: subject, from: start, ascii: budget.asciiSubject && usesBytesMode)
+        }
         if PCRE2Info.now() > deadline { return .limit(.timeBudget) }
         return resources.search(pattern, in: subject, from: start, deadline: deadline)
+    }
+
+    /// Whether every byte is below 0x80, eight at a time.
+    static func isASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        let raw = UnsafeRawBufferPointer(bytes)
+        var i = 0
+        while i + 8 <= raw.count {
+            if raw.loadUnaligned(fromByteOffset: i, as: UInt64.self) & 0x8080_8080_8080_8080 != 0 { return false }
+            i += 8
+        }
+        while i < raw.count {
+            if raw[i] >= 0x80 { return false }
+            i += 1
+        }
+        return true
     }
 
     /// The offset of the next UTF-8 character after the one starting at `position`.
@@ -219,6 +240,8 @@ public final class RuleMatcher {
 /// The time budget of one rule on one long view: a deadline, or none for short subjects.
 struct Budget {
     let deadline: UInt64?
+    /// Every byte of the subject is ASCII: the bytes twin of each pattern may be used.
+    var asciiSubject = false
 
     init(limits: MatchLimits, subjectLength: Int) {
         if subjectLength > limits.longSubjectBytes, let budget = limits.timeBudget {

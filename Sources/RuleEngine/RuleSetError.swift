@@ -1,3 +1,5 @@
+public import SafetyCore
+
 /// One thing wrong with a rule set: where, which rule, what.
 ///
 /// Prints as `file:line: rule-id: message`, or `file:line: message` when no rule is concerned
@@ -65,4 +67,21 @@ public struct RuleSetError: Error, Sendable, CustomStringConvertible {
 
     /// One problem per line.
     public var description: String { problems.map(\.description).joined(separator: "\n") }
+}
+
+extension RuleSetError {
+    /// The user-facing error: a configuration error naming the first problem's file and line, with
+    /// every problem in the reason.
+    ///
+    /// ```swift
+    /// catch let error as RuleSetError { throw error.gatewayError }   // exit 78 at the command line
+    /// ```
+    public var gatewayError: GatewayError {
+        let first = problems.first
+        return GatewayError(
+            .configuration(
+                file: first?.location.file ?? "rules", line: first.map { $0.location.line > 0 ? $0.location.line : 1 },
+                reason: description),
+            underlying: self)
+    }
 }

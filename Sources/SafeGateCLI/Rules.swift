@@ -181,7 +181,7 @@ extension SafeGate.Rules {
             console.print("\(prompts.count) prompts, \(bytes) bytes, \(ruleSet.enabledRules.count) rules (\(ruleSet.prefilteredRuleCount) with required literals), views \(ruleSet.views.sorted().map(\.rawValue).joined(separator: ","))")
             console.print("normalise: \(Self.perPrompt(normalizing, prompts.count))")
             var reference: [[RuleMatch]]?
-            for prefilter in [true, false] {
+            for (prefilter, bytesMode) in [(true, true), (false, true), (true, false), (false, false)] {
                 var best = Duration.seconds(1_000_000)
                 var counters = MatchCounters()
                 var results: [[RuleMatch]] = []
@@ -190,6 +190,7 @@ extension SafeGate.Rules {
                     limits.longSubjectBytes = longSubjectBytes
                     let matcher = ruleSet.makeMatcher(limits: limits)
                     matcher.usesPrefilter = prefilter
+                    matcher.usesBytesMode = bytesMode
                     var round: [[RuleMatch]] = []
                     round.reserveCapacity(normalized.count)
                     let elapsed = clock.measure { for text in normalized { round.append(matcher.match(text).matches) } }
@@ -202,12 +203,12 @@ extension SafeGate.Rules {
                 let n = Double(max(1, prompts.count))
                 let seconds = Double(best.components.seconds) + Double(best.components.attoseconds) / 1e18
                 console.print(
-                    "match, prefilter \(prefilter ? "on " : "off"): \(Self.perPrompt(best, prompts.count)), "
+                    "match, prefilter \(prefilter ? "on " : "off"), ASCII bytes mode \(bytesMode ? "on " : "off"): \(Self.perPrompt(best, prompts.count)), "
                         + "\(String(format: "%.1f", Double(bytes) / 1e6 / max(seconds, 1e-9))) MB/s, "
                         + "\(String(format: "%.1f", Double(counters.ruleViewsSearched) / n)) rule-views searched and "
                         + "\(String(format: "%.1f", Double(counters.ruleViewsSkipped) / n)) skipped per prompt, "
                         + "\(counters.limitHits) limit hits, \(results.reduce(0) { $0 + $1.count }) matches")
-                if let reference, reference != results { console.print("warning: results differ with and without the prefilter") }
+                if let reference, reference != results { console.print("warning: results differ between variants") }
                 reference = results
             }
         }

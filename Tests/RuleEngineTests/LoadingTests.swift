@@ -1,5 +1,6 @@
 import Foundation
 import RuleEngine
+import SafetyCore
 import TextNormalization
 import Testing
 
@@ -140,5 +141,21 @@ import Testing
         } catch {
             Issue.record("the bundled rules do not load:\n\(error)")
         }
+    }
+}
+
+@Suite struct RuleSetErrorTests {
+    @Test func convertsToAConfigurationGatewayErrorThatExits78() {
+        let problems = YAMLRules.problems("rules:\n  - id: [oops\n")
+        let error = RuleSetError(problems: problems).gatewayError
+        #expect(error.code == "configuration")
+        #expect(error.exitStatus == 78)
+        guard case .configuration(let file, let line, let reason) = error.kind else {
+            Issue.record("not a configuration error: \(error.kind)")
+            return
+        }
+        #expect(file == "test.yaml")
+        #expect(line == problems.first?.location.line)
+        #expect(reason.hasPrefix("test.yaml:"))
     }
 }

@@ -2,7 +2,8 @@ import RuleEngine
 import Testing
 import TextNormalization
 
-/// The literal prefilter: which words a pattern requires, and that skipping rules never changes a result.
+/// The speed-ups that must not change results: the literal prefilter (which words a pattern
+/// requires; skipping rules without them) and byte-mode code for pure-ASCII views.
 @Suite struct PrefilterTests {
     @Test(arguments: [
         (#"\b(kill|murder)\s+(him|her|my\s+\w+)\b"#, ["kill", "murder"] as [String]?),
@@ -59,6 +60,25 @@ import TextNormalization
                     let a = with.match(prefix + text).matches
                     let b = without.match(prefix + text).matches
                     #expect(a == b, "pattern \(pattern) on \(prefix + text)")
+                }
+            }
+        }
+    }
+
+    @Test func byteModeCodeOnASCIIViewsGivesTheSameResultsAsUTFCode() throws {
+        let patterns = Self.patterns + [
+            #"\w+\s+him"#, #"\p{L}+"#, #"[^a]ll"#, #"[şs]ay"#, #"ş+|s"#, #"(?<=ş)x|x"#, #"\x{100}|kill"#, #"."#,
+            #"\bi\b"#, #"(?i)İ|i"#, #"\X"#, #"[[:alpha:]]+"#, #"\S+\s"#,
+        ]
+        let texts = Self.texts + ["a kill him b", "SAY it", "x", "I i", "hello world, 123!"]
+        for (index, pattern) in patterns.enumerated() {
+            let set = try YAMLRules.single(id: "test.b\(index)", pattern: pattern, views: ViewName.allCases)
+            let bytes = set.makeMatcher()
+            let utf = set.makeMatcher()
+            utf.usesBytesMode = false
+            for prefix in emojiPrefixes {
+                for text in texts {
+                    #expect(bytes.match(prefix + text).matches == utf.match(prefix + text).matches, "pattern \(pattern) on \(prefix + text)")
                 }
             }
         }
