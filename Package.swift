@@ -83,7 +83,7 @@ let package = Package(
         .testTarget(name: "RuleEngineTests", dependencies: ["RuleEngine", "TextNormalization"], exclude: ["Fixtures"]),
         .testTarget(
             name: "SafetyClassifierTests",
-            dependencies: ["SafetyClassifier", "RuleEngine", "SafetyCore", "TextNormalization", "SafeGateCLI"]
+            dependencies: ["SafetyClassifier", "RuleEngine", "SafetyCore", "TextNormalization"]
         ),
         .testTarget(name: "RefusalsTests", dependencies: ["Refusals", "SafetyCore"], exclude: ["Golden"]),
         .testTarget(

@@ -58,6 +58,15 @@ extension SafeGate {
         @Option(help: "Worker threads (output order is unchanged).")
         var jobs: Int = ProcessInfo.processInfo.activeProcessorCount
 
+        @Option(help: "K/N: classify only every N-th record starting at record K (0-based), to split a corpus over N processes.")
+        var shard: Shard?
+
+        @Flag(help: "No progress line and no summary on stderr.")
+        var quiet = false
+
+        @Option(help: "Write the run's summary as JSON to this file.")
+        var summaryJson: String?
+
         func validate() throws {
             guard jobs >= 1 else { throw ValidationError("--jobs must be at least 1") }
         }
@@ -77,32 +86,55 @@ extension SafeGate {
                 files: inputs, format: inputFormat?.format, textField: textField, idField: idField)
             let format = outputFormat ?? (console.stdoutIsTerminal ? .table : .jsonl)
             let output = OutputBuffer(console: console)
-            let session = classifier.makeSession()
-            var errors = 0
-            var counts: [String: Int] = [:]
             if format == .csv { output.append("id,label,type,lang,rules,error\n") }
             if format == .table { output.append(TableRow.header) }
-            while let record = stream.next() {
-                var result = OutputRecord(id: record.id)
-                if let text = record.text {
-                    let decision = session.classify(bytes: text)
-                    result.decision = decision
-                    counts[decision.classification.label.rawValue, default: 0] += 1
-                    if format == .table { result.preview = String(decoding: text, as: UTF8.self) }
-                } else {
-                    result.error = record.error ?? "unreadable record"
-                    errors += 1
-                }
-                output.append(result.formatted(format))
-            }
-            for message in stream.readErrors { console.printError("safegate classify: \(message)") }
+
+            let interrupt = Interrupt.install()
+            defer { interrupt.remove() }
+            let progress = Progress(
+                console: console, enabled: !quiet && console.stderrIsTerminal, totalBytes: inputs.totalSize)
+            let pipeline = ClassifyPipeline(
+                classifier: classifier, format: format, jobs: jobs, output: output, progress: progress)
+            let started = ContinuousClock.now
+            var summary = pipeline.run(
+                stream: stream, shard: shard, stop: { interrupt.fired })
             output.flush()
-            if errors > 0 || !stream.readErrors.isEmpty {
-                console.printError("safegate classify: \(errors) of \(stream.count) records could not be classified")
+            progress.finish()
+            summary.seconds = (ContinuousClock.now - started).seconds
+            summary.interrupted = interrupt.fired
+            for message in stream.readErrors { console.printError("safegate classify: \(message)") }
+            if !quiet { console.printError(summary.text) }
+            if let summaryJson {
+                do {
+                    try Data((summary.json + "\n").utf8).write(to: URL(fileURLWithPath: summaryJson))
+                } catch {
+                    console.printError("safegate classify: cannot write \(summaryJson): \(error.localizedDescription)")
+                }
+            }
+            if interrupt.fired { throw ExitCode(130) }
+            if summary.errors > 0 || !stream.readErrors.isEmpty {
+                console.printError("safegate classify: \(summary.errors) of \(summary.records) records could not be classified")
                 throw ExitStatus.malformedInput
             }
         }
     }
+}
+
+/// `--shard K/N`.
+struct Shard: ExpressibleByArgument, Sendable {
+    var index: Int
+    var count: Int
+
+    init?(argument: String) {
+        let parts = argument.split(separator: "/")
+        guard parts.count == 2, let index = Int(parts[0]), let count = Int(parts[1]), count >= 1, (0..<count).contains(index)
+        else { return nil }
+        self.index = index
+        self.count = count
+    }
+
+    /// Whether the record numbered `number` (1-based) belongs to this shard.
+    func contains(_ number: Int) -> Bool { (number - 1) % count == index }
 }
 
 /// `--input-format`.

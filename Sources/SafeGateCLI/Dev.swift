@@ -7,7 +7,7 @@ extension SafeGate {
     /// Maintainer commands.
     struct Dev: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Maintainer tools.", shouldDisplay: false, subcommands: [GenerateTables.self, Views.self, BenchNormalize.self])
+            abstract: "Maintainer tools.", shouldDisplay: false, subcommands: [GenerateTables.self, Views.self, BenchNormalize.self, Bench.self])
 
         /// Prints the views of every record of a JSONL file, for rule authors' own tooling.
         struct Views: AsyncParsableCommand {

@@ -1,0 +1,269 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Dispatch
+import Foundation
+import SafetyClassifier
+import SafetyCore
+import Synchronization
+
+/// Classifies a record stream on N threads and writes the results in input order, with memory
+/// bounded by the batches in flight (never by the input's size).
+///
+/// The reader (the calling thread) cuts the stream into batches, hands batch k to worker k mod N
+/// (each worker owns one classifier session: sessions are not thread-safe, the compiled rules
+/// are shared), and writes finished batches in order as they come back. At most `4 × N` batches
+/// are out at once, so a slow batch holds back only that many.
+final class ClassifyPipeline {
+    let classifier: SafetyClassifier
+    let format: OutputFormat
+    let jobs: Int
+    let output: OutputBuffer
+    let progress: Progress
+    let batchSize: Int
+
+    init(
+        classifier: SafetyClassifier, format: OutputFormat, jobs: Int, output: OutputBuffer, progress: Progress,
+        batchSize: Int = 256
+    ) {
+        self.classifier = classifier
+        self.format = format
+        self.jobs = jobs
+        self.output = output
+        self.progress = progress
+        self.batchSize = batchSize
+    }
+
+    /// What a batch comes back as: its text, ready to write, and its counts.
+    struct BatchResult: Sendable {
+        var text: String
+        var summary: ClassifySummary
+    }
+
+    /// Classifies one batch on one session.
+    static func classify(_ batch: [InputRecord], session: SafetyClassifier.Session, format: OutputFormat) -> BatchResult {
+        var text = ""
+        var summary = ClassifySummary()
+        for record in batch {
+            var result = OutputRecord(id: record.id)
+            if let bytes = record.text {
+                let decision = session.classify(bytes: bytes)
+                result.decision = decision
+                summary.count(decision)
+                if format == .table { result.preview = String(decoding: bytes, as: UTF8.self) }
+            } else {
+                result.error = record.error ?? "unreadable record"
+                summary.errors += 1
+            }
+            summary.records += 1
+            text += result.formatted(format)
+        }
+        return BatchResult(text: text, summary: summary)
+    }
+
+    func run(stream: RecordStream, shard: Shard?, stop: () -> Bool) -> ClassifySummary {
+        var summary = ClassifySummary()
+        func nextBatch() -> [InputRecord]? {
+            var batch: [InputRecord] = []
+            batch.reserveCapacity(batchSize)
+            while batch.count < batchSize, !stop(), let record = stream.next() {
+                if let shard, !shard.contains(record.number) { continue }
+                batch.append(record)
+            }
+            return batch.isEmpty ? nil : batch
+        }
+        if jobs == 1 {
+            let session = classifier.makeSession()
+            while let batch = nextBatch() {
+                let result = Self.classify(batch, session: session, format: format)
+                output.append(result.text)
+                summary.add(result.summary)
+                progress.update(records: summary.records, bytes: stream.bytesRead)
+            }
+            return summary
+        }
+
+        let workers = (0..<jobs).map { index in Worker(session: classifier.makeSession(), label: "safegate.classify.\(index)") }
+        let finished = Finished()
+        let limit = jobs * 4
+        var dispatched = 0
+        var written = 0
+        func write(_ result: BatchResult) {
+            output.append(result.text)
+            summary.add(result.summary)
+            written += 1
+            progress.update(records: summary.records, bytes: stream.bytesRead)
+        }
+        while let batch = nextBatch() {
+            // Keep at most `limit` batches out; write finished ones in order meanwhile.
+            while dispatched - written >= limit { write(finished.take(written, wait: true)!) }
+            while let ready = finished.take(written, wait: false) { write(ready) }
+            let index = dispatched
+            let format = self.format
+            workers[index % jobs].run { session in
+                finished.put(index, ClassifyPipeline.classify(batch, session: session, format: format))
+            }
+            dispatched += 1
+        }
+        while written < dispatched { write(finished.take(written, wait: true)!) }
+        return summary
+    }
+
+    /// A serial queue that owns one session.
+    final class Worker: @unchecked Sendable {
+        // @unchecked: `session` is only touched on `queue`, which is serial.
+        private let session: SafetyClassifier.Session
+        private let queue: DispatchQueue
+
+        init(session: SafetyClassifier.Session, label: String) {
+            self.session = session
+            queue = DispatchQueue(label: label)
+        }
+
+        func run(_ body: @escaping @Sendable (SafetyClassifier.Session) -> Void) {
+            queue.async { body(self.session) }
+        }
+    }
+
+    /// Finished batches by index, waiting for the writer.
+    final class Finished: @unchecked Sendable {
+        // @unchecked: every access to `results` holds `condition`.
+        private let condition = NSCondition()
+        private var results: [Int: BatchResult] = [:]
+
+        func put(_ index: Int, _ result: BatchResult) {
+            condition.lock()
+            results[index] = result
+            condition.broadcast()
+            condition.unlock()
+        }
+
+        /// The result of batch `index`, waiting for it when `wait`.
+        func take(_ index: Int, wait: Bool) -> BatchResult? {
+            condition.lock()
+            defer { condition.unlock() }
+            while results[index] == nil {
+                guard wait else { return nil }
+                condition.wait()
+            }
+            return results.removeValue(forKey: index)
+        }
+    }
+}
+
+/// Counts of a run, for the summary on stderr and `--summary-json`.
+struct ClassifySummary: Sendable {
+    var records = 0
+    var errors = 0
+    var byLabel: [SafetyClassification.Label: Int] = [:]
+    var byType: [RefusalType: Int] = [:]
+    var limitHits = 0
+    var seconds = 0.0
+    var interrupted = false
+
+    mutating func count(_ decision: Decision) {
+        byLabel[decision.classification.label, default: 0] += 1
+        if let type = decision.classification.type { byType[type, default: 0] += 1 }
+        if !decision.limitHits.isEmpty { limitHits += 1 }
+    }
+
+    mutating func add(_ other: ClassifySummary) {
+        records += other.records
+        errors += other.errors
+        limitHits += other.limitHits
+        for (label, count) in other.byLabel { byLabel[label, default: 0] += count }
+        for (type, count) in other.byType { byType[type, default: 0] += count }
+    }
+
+    var text: String {
+        let labels = SafetyClassification.Label.allCases.map { "\($0.rawValue) \(byLabel[$0] ?? 0)" }.joined(separator: " · ")
+        let rate = seconds > 0 ? String(format: "%.0f", Double(records) / seconds) : "-"
+        return "safegate classify: \(records) records in \(String(format: "%.2f", seconds)) s (\(rate)/s): \(labels) · errors \(errors)"
+            + (limitHits > 0 ? " · limit hits \(limitHits)" : "") + (interrupted ? " · interrupted" : "")
+    }
+
+    var json: String {
+        var object = JSONText.Object()
+        object["records"] = .int(records)
+        object["errors"] = .int(errors)
+        var labels = JSONText.Object()
+        for label in SafetyClassification.Label.allCases { labels[label.rawValue] = .int(byLabel[label] ?? 0) }
+        object["labels"] = .object(labels)
+        var types = JSONText.Object()
+        for type in RefusalType.allCases { types[type.rawValue] = .int(byType[type] ?? 0) }
+        object["types"] = .object(types)
+        object["limit_hits"] = .int(limitHits)
+        object["seconds"] = .double(seconds)
+        object["records_per_second"] = seconds > 0 ? .double(Double(records) / seconds) : .null
+        object["interrupted"] = .bool(interrupted)
+        return object.text
+    }
+}
+
+/// The progress line on stderr (only on a terminal): records, rate, and percent and ETA when the
+/// input's size is known.
+final class Progress {
+    let console: Console
+    let enabled: Bool
+    let totalBytes: Int?
+    private let started = ContinuousClock.now
+    private var lastDrawn = ContinuousClock.now
+    private var drawn = false
+
+    init(console: Console, enabled: Bool, totalBytes: Int?) {
+        self.console = console
+        self.enabled = enabled
+        self.totalBytes = totalBytes
+    }
+
+    func update(records: Int, bytes: Int) {
+        guard enabled else { return }
+        let now = ContinuousClock.now
+        guard now - lastDrawn >= .milliseconds(250) else { return }
+        lastDrawn = now
+        let elapsed = (now - started).seconds
+        var line = "\r\u{1B}[K\(records) records · \(Int(Double(records) / max(elapsed, 0.001)))/s"
+        if let totalBytes, totalBytes > 0, bytes > 0 {
+            let fraction = min(1, Double(bytes) / Double(totalBytes))
+            let eta = fraction > 0 ? elapsed * (1 - fraction) / fraction : 0
+            line += String(format: " · %.0f%% · ETA %.0f s", fraction * 100, eta)
+        }
+        console.writeErr(line)
+        drawn = true
+    }
+
+    func finish() {
+        if drawn { console.writeErr("\r\u{1B}[K") }
+    }
+}
+
+/// Ctrl-C during a batch run: the run stops taking records, finishes and writes what is in
+/// flight (whole lines only), and exits 130.
+final class Interrupt: @unchecked Sendable {
+    // @unchecked: `source` is set once in `install` and cancelled once in `remove`, both on the
+    // command's own thread; the handler only touches the atomic flag.
+    private let flag = Atomic<Bool>(false)
+    private var source: (any DispatchSourceSignal)?
+
+    static func install() -> Interrupt {
+        let interrupt = Interrupt()
+        signal(SIGINT, SIG_IGN)
+        let source = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
+        source.setEventHandler { interrupt.flag.store(true, ordering: .relaxed) }
+        source.resume()
+        interrupt.source = source
+        return interrupt
+    }
+
+    var fired: Bool { flag.load(ordering: .relaxed) }
+
+    func remove() {
+        source?.cancel()
+        source = nil
+        signal(SIGINT, SIG_DFL)
+    }
+}
+
+extension Duration {
+    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
+}
