@@ -30,6 +30,7 @@ guard let path = arguments.first, let data = FileManager.default.contents(atPath
     fatalError("usage: profile-driver [--rules DIR] CORPUS.txt")
 }
 let ruleSet = try CompiledRuleSet.load(from: RuleSource(directory: rulesDirectory))
+ruleSet.prepareAll()
 let classifier = SafetyClassifier(rules: ruleSet)
 let session = classifier.makeSession()
 let records = data.split(separator: 0x0A, omittingEmptySubsequences: false).dropLast().map { [UInt8]($0) }

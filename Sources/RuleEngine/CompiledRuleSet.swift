@@ -22,6 +22,8 @@ public final class CompiledRuleSet: Sendable {
     let compiled: [CompiledRule]
     let prefilter: LiteralPrefilter
     private let indexByID: [String: Int]
+    /// The enabled rules of each label, in set order.
+    private let selectionByLabel: [RuleLabel: RuleSelection]
 
     /// Loads, checks and compiles the rule files of `source`.
     ///
@@ -92,6 +94,32 @@ public final class CompiledRuleSet: Sendable {
         self.views = Set(compiled.filter(\.enabled).flatMap(\.views))
         self.prefilter = LiteralPrefilter(requirements: compiled.map { $0.enabled ? $0.requirement : nil })
         self.indexByID = Dictionary(kept.enumerated().map { ($1.id, $0) }, uniquingKeysWith: { first, _ in first })
+        var byLabel: [RuleLabel: RuleSelection] = [:]
+        for label in RuleLabel.allCases {
+            byLabel[label] = RuleSelection(
+                indices: compiled.indices.filter { compiled[$0].enabled && compiled[$0].rule.label == label }, in: compiled)
+        }
+        selectionByLabel = byLabel
+    }
+
+    /// Every enabled rule, in set order.
+    public var allEnabled: RuleSelection {
+        RuleSelection(indices: compiled.indices.filter { compiled[$0].enabled }, in: compiled)
+    }
+
+    /// The enabled rules with this label, in set order.
+    public func selection(label: RuleLabel) -> RuleSelection { selectionByLabel[label] ?? RuleSelection(indices: [], in: compiled) }
+
+    /// The enabled `inScope` rules of these topics, in set order.
+    public func selection(inScopeTopics topics: Set<String>) -> RuleSelection {
+        RuleSelection(
+            indices: selection(label: .inScope).indices.filter { topics.contains(compiled[$0].rule.topic ?? "") }, in: compiled)
+    }
+
+    /// The enabled rules with these ids, in set order.
+    public func selection(ids: Set<String>) -> RuleSelection {
+        RuleSelection(
+            indices: compiled.indices.filter { compiled[$0].enabled && ids.contains(compiled[$0].rule.id) }, in: compiled)
     }
 
     /// The rule with this id.
@@ -110,6 +138,16 @@ public final class CompiledRuleSet: Sendable {
         NormalizedText(text, options: normalizationOptions(localeLanguage: localeLanguage))
     }
 
+    /// JIT-compiles every pattern now instead of at its first search (patterns are compiled and
+    /// checked at load, but JIT compilation, most of the cost, waits until a rule is first
+    /// searched). For a warm start: benchmarks, or a background thread after start-up.
+    public func prepareAll() {
+        for rule in compiled where rule.enabled {
+            rule.pattern.prepare()
+            for pattern in rule.unless { pattern.prepare() }
+        }
+    }
+
     /// A matcher for the calling thread.
     public func makeMatcher(limits: MatchLimits = .default) -> RuleMatcher {
         RuleMatcher(ruleSet: self, limits: limits)
@@ -118,14 +156,43 @@ public final class CompiledRuleSet: Sendable {
     /// How many enabled rules the literal prefilter can rule out by their required words.
     public var prefilteredRuleCount: Int { compiled.count { $0.enabled && $0.requirement != nil } }
 
-    /// The words the prefilter requires of a rule (any one of them must occur in a view before the
-    /// rule is searched on it), or `nil` when the rule is always searched.
-    public func requiredLiterals(ofRule id: String) -> [String]? {
-        indexByID[id].flatMap { compiled[$0].requirement }
+    /// The words the prefilter requires of a rule, in groups: the rule is searched on a view only
+    /// when a word of every group occurs there; `nil` when the rule is always searched. A word
+    /// written `\bkill` counts only where no ASCII letter, digit or `_` comes before it (`kill\b`:
+    /// after it).
+    public func requiredLiterals(ofRule id: String) -> [[String]]? {
+        indexByID[id].flatMap { compiled[$0].requirement?.map { $0.map(\.description) } }
     }
 
     /// The PCRE2 library in use, e.g. `10.42 2022-12-11`, and whether its JIT is available.
     public static var engineDescription: String { "PCRE2 \(PCRE2Info.version)\(PCRE2Info.hasJIT ? " (JIT)" : " (no JIT)")" }
+}
+
+/// Some of a rule set's rules, in set order: what one call of `RuleMatcher.match(_:into:)` searches.
+public struct RuleSelection: Sendable, Hashable {
+    /// Positions in the rule set's compiled rules.
+    let indices: [Int]
+    /// The same as a bit set (`RuleBits.words(for:)` words).
+    let bits: [UInt64]
+    /// Rule-and-view pairs selected.
+    let viewPairs: Int
+
+    init(indices: [Int], in compiled: [CompiledRule]) {
+        self.indices = indices
+        viewPairs = indices.reduce(0) { $0 + compiled[$1].viewSlots.count }
+        let ruleCount = compiled.count
+        var bits = [UInt64](repeating: 0, count: RuleBits.words(for: ruleCount))
+        for index in indices { bits[index >> 6] |= 1 << UInt64(index & 63) }
+        self.bits = bits
+    }
+
+    /// How many rules are selected.
+    public var count: Int { indices.count }
+}
+
+/// Bit sets over a rule set's rules, 64 to a word.
+enum RuleBits {
+    static func words(for count: Int) -> Int { (count + 63) / 64 }
 }
 
 /// A rule with its compiled patterns (a class: the matcher walks these for every text, and a
@@ -138,12 +205,14 @@ final class CompiledRule: Sendable {
     /// The position of each view in `ViewName.allCases`.
     let viewSlots: [Int]
     let enabled: Bool
-    /// Literals of which any match must contain at least one (lowercased ASCII), or nil.
-    let requirement: [String]?
+    /// Groups of literals: any match contains a literal of every group; nil when none is known.
+    let requirement: [[RequiredLiteral]]?
+    /// Bit `slot` set for each view the rule reads.
+    let viewMask: UInt32
 
     init(
         rule: Rule, pattern: CompiledPattern, unless: [CompiledPattern], views: [ViewName], viewSlots: [Int], enabled: Bool,
-        requirement: [String]?
+        requirement: [[RequiredLiteral]]?
     ) {
         self.rule = rule
         self.pattern = pattern
@@ -152,6 +221,7 @@ final class CompiledRule: Sendable {
         self.viewSlots = viewSlots
         self.enabled = enabled
         self.requirement = requirement
+        viewMask = viewSlots.reduce(0) { $0 | (1 << UInt32($1)) }
     }
 
     static func compile(_ rule: Rule) -> (CompiledRule?, [RuleProblem]) {
@@ -173,7 +243,7 @@ final class CompiledRule: Sendable {
             }
         }
         guard let pattern, problems.isEmpty else { return (nil, problems) }
-        let requirement = LiteralAnalysis.requiredLiterals(of: rule.pattern)
+        let requirement = LiteralAnalysis.requirement(of: rule.pattern)
         let slots = rule.views.map { view in ViewName.allCases.firstIndex(of: view) ?? 0 }
         return (
             CompiledRule(

@@ -277,7 +277,7 @@ enum AdversarialInputs {
     /// Bodies of unbounded or multiple repetitions, and maximal literal runs.
     static func collect(_ node: PatternNode, repeated: inout [String], literals: inout [String]) {
         switch node {
-        case .empty, .characters, .other:
+        case .empty, .wordBoundary, .characters, .other:
             break
         case .alternation(let branches):
             for branch in branches { collect(branch, repeated: &repeated, literals: &literals) }
@@ -304,7 +304,7 @@ enum AdversarialInputs {
     /// A few strings the node matches (best effort).
     static func samples(_ node: PatternNode) -> [String] {
         switch node {
-        case .empty: return [""]
+        case .empty, .wordBoundary: return [""]
         case .characters(let set):
             return set.sorted().prefix(3).map { $0 == String(LiteralAnalysis.separator) ? "ş" : $0 }
         case .other(let samples): return samples.isEmpty ? ["a"] : Array(samples.prefix(3))

@@ -1,31 +1,57 @@
-/// Finds, for a pattern, a set of literal words of which every match must contain at least one.
+/// Finds, for a pattern, groups of literal words such that every match contains at least one word
+/// of each group.
 ///
-/// `\b(kill|murder)\s+(him|her)\b` → `["kill", "murder"]`. The literal prefilter searches a rule
-/// only on views that contain one of them. The analysis is conservative: anything it does not
-/// fully understand (backreferences, recursion, conditionals, `(*ACCEPT)`, extended mode) counts
-/// as "could be anything", so the prefilter never hides a match; a rule with no usable literal is
-/// simply always searched.
+/// `\b(kill|murder)\s+(the|a)\s+(process|child)` → `[["\bkill", "\bmurder"], ["child", "process"]]`.
+/// The literal prefilter searches a rule on a view only when every group has a word there. The
+/// analysis is conservative: anything it does not fully understand (backreferences, recursion,
+/// conditionals, `(*ACCEPT)`, extended mode) counts as "could be anything", so the prefilter never
+/// hides a match; a rule with no usable literal is simply always searched.
 ///
 /// Literals are lowercased ASCII. Under PCRE2's caseless UCP matching an ASCII letter matches only
 /// itself in either case, plus U+212A KELVIN SIGN for `k` and U+017F LONG S for `s` (checked
 /// against every code point); the scanner maps those two. A non-ASCII character of a pattern
 /// splits a literal (it may match ASCII text: `ı` matches `I`), so `öldür` yields `ld`.
+///
+/// A literal that a `\b` always precedes (follows) is marked `wordStart` (`wordEnd`) when its first
+/// (last) character is an ASCII word character: the scanner then counts only occurrences not
+/// preceded (followed) by an ASCII word character, so `\bates` is not found in "updates".
 enum LiteralAnalysis {
-    /// The required literals of `pattern`, or `nil` when none of at least `minimumLength` bytes
-    /// can be proved.
-    static func requiredLiterals(of pattern: String, minimumLength: Int = 3) -> [String]? {
+    /// The requirement groups of `pattern` (at most `maximumGroups`, strongest first), or `nil`
+    /// when no group of literals of at least `minimumLength` bytes can be proved.
+    static func requirement(of pattern: String, minimumLength: Int = 3, maximumGroups: Int = 3) -> [[RequiredLiteral]]? {
         var parser = Parser(Array(pattern.unicodeScalars))
         guard let node = parser.parseAll() else { return nil }
         let info = node.info
-        guard let set = info.best, score(set) >= minimumLength else { return nil }
-        var literals: [String] = []
+        var sets = info.groups
+        if let best = info.best { sets.append(best) }
+        var groups: [(literals: [RequiredLiteral], score: Int)] = []
+        for set in sets {
+            let literals = Self.literals(of: set)
+            let score = literals.map(\.text.utf8.count).min() ?? 0
+            guard score >= minimumLength, !groups.contains(where: { $0.literals == literals }) else { continue }
+            groups.append((literals, score))
+        }
+        guard !groups.isEmpty else { return nil }
+        // Strongest first: longer shortest literal, then fewer literals.
+        groups.sort { a, b in a.score != b.score ? a.score > b.score : a.literals.count < b.literals.count }
+        return groups.prefix(maximumGroups).map(\.literals)
+    }
+
+    /// The literals of one required set: each member's longest literal run, without redundant ones.
+    static func literals(of set: Set<String>) -> [RequiredLiteral] {
+        var literals: [RequiredLiteral] = []
         for member in set {
             let run = longestRun(member)
             if !literals.contains(run) { literals.append(run) }
         }
-        // A literal that contains another is redundant: the shorter one is found whenever it is.
-        literals = literals.filter { literal in !literals.contains { $0 != literal && literal.contains($0) } }
+        // A literal found whenever another is found is redundant.
+        literals = literals.filter { literal in !literals.contains { $0 != literal && $0.isImplied(by: literal) } }
         return literals.sorted()
+    }
+
+    /// The literal words of `pattern`'s strongest group (for tests and tools).
+    static func requiredLiterals(of pattern: String, minimumLength: Int = 3) -> [String]? {
+        requirement(of: pattern, minimumLength: minimumLength)?.first.map { $0.map(\.description) }
     }
 
     /// The pattern's structure as far as the analysis understands it, for lint's input generator.
@@ -37,35 +63,95 @@ enum LiteralAnalysis {
 
     /// The separator standing for a character that is not an ASCII literal.
     static let separator: Character = "\u{0}"
+    static let separatorByte: UInt8 = 0
+    /// The mark standing for a `\b` assertion inside exact strings.
+    static let boundary = "\u{1}"
+    static let boundaryByte: UInt8 = 1
 
-    static func longestRun(_ member: String) -> String {
-        var best = ""
-        var current = ""
-        for character in member {
-            if character == separator {
-                current = ""
-            } else {
-                current.append(character)
-                if current.count > best.count { best = current }
-            }
+    /// The longest literal run of a member, with whether a `\b` is asserted right before / after it.
+    static func longestRun(_ member: String) -> RequiredLiteral {
+        let bytes = Array(member.utf8)
+        var best = 0..<0
+        var start = 0
+        for (index, byte) in bytes.enumerated() where byte <= boundaryByte {
+            if index - start > best.count { best = start..<index }
+            start = index + 1
         }
-        return best
+        if bytes.count - start > best.count { best = start..<bytes.count }
+        let text = bytes[best]
+        let before = best.lowerBound > 0 && bytes[best.lowerBound - 1] == boundaryByte
+        let after = best.upperBound < bytes.count && bytes[best.upperBound] == boundaryByte
+        return RequiredLiteral(
+            text: String(decoding: text, as: UTF8.self),
+            wordStart: before && !text.isEmpty && isWordByte(text.first!),
+            wordEnd: after && !text.isEmpty && isWordByte(text.last!))
     }
 
-    /// How strong a requirement is: the shortest of its members' longest literal runs.
+    /// An ASCII byte that `\w` matches.
+    static func isWordByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+            UInt8(ascii: "_"):
+            true
+        default: false
+        }
+    }
+
+    /// How strong a requirement is: the shortest of its members' longest literal runs, in bytes.
     static func score(_ set: Set<String>) -> Int {
-        set.map { longestRun($0).count }.min() ?? 0
+        var shortest = Int.max
+        for member in set {
+            let bytes = member.utf8
+            var run = 0
+            var longest = 0
+            for byte in bytes {
+                if byte <= boundaryByte {
+                    run = 0
+                } else {
+                    run += 1
+                    longest = max(longest, run)
+                }
+            }
+            shortest = min(shortest, longest)
+            if shortest == 0 { return 0 }
+        }
+        return shortest == .max ? 0 : shortest
     }
 
     /// The literal form of one pattern character: lowercased ASCII, or the separator.
     static func literal(_ scalar: Unicode.Scalar) -> String {
         switch scalar.value {
         case 0x41...0x5A: String(Character(Unicode.Scalar(scalar.value + 0x20)!))
-        case 0x01...0x7F: String(Character(scalar))
+        case 0x02...0x7F: String(Character(scalar))
         case 0x212A: "k"
         case 0x17F: "s"
         default: String(separator)
         }
+    }
+}
+
+/// A word the prefilter looks for: lowercased ASCII, optionally only where no ASCII word character
+/// precedes (`wordStart`) or follows (`wordEnd`) it.
+struct RequiredLiteral: Hashable, Comparable, Sendable, CustomStringConvertible {
+    var text: String
+    var wordStart = false
+    var wordEnd = false
+
+    /// `\bkill`, `kill\b`, `kill`.
+    var description: String { (wordStart ? "\\b" : "") + text + (wordEnd ? "\\b" : "") }
+
+    /// Whether every occurrence that counts for `other` also counts for this literal.
+    func isImplied(by other: RequiredLiteral) -> Bool {
+        if !wordStart && !wordEnd { return other.text.contains(text) }
+        if wordStart && other.wordStart && !wordEnd { return other.text.hasPrefix(text) }
+        if wordEnd && other.wordEnd && !wordStart { return other.text.hasSuffix(text) }
+        return text == other.text && (!wordStart || other.wordStart) && (!wordEnd || other.wordEnd)
+    }
+
+    static func < (a: RequiredLiteral, b: RequiredLiteral) -> Bool {
+        if a.text != b.text { return a.text < b.text }
+        if a.wordStart != b.wordStart { return !a.wordStart }
+        return !a.wordEnd && b.wordEnd
     }
 }
 
@@ -75,6 +161,8 @@ enum LiteralAnalysis {
 indirect enum PatternNode {
     /// Matches the empty string only (assertions, option settings, comments, lookarounds).
     case empty
+    /// `\b`: matches the empty string between a word and a non-word character.
+    case wordBoundary
     /// One of these single-character literals.
     case characters(Set<String>)
     /// Something that may match anything; `samples` are a few strings it does match, when known
@@ -88,6 +176,7 @@ indirect enum PatternNode {
     var info: LiteralInfo {
         switch self {
         case .empty: return LiteralInfo(exact: [""], required: nil)
+        case .wordBoundary: return LiteralInfo(exact: [LiteralAnalysis.boundary], required: nil)
         case .characters(let set): return LiteralInfo(exact: set, required: nil)
         case .other: return LiteralInfo(exact: nil, required: nil)
         case .alternation(let branches):
@@ -108,8 +197,10 @@ indirect enum PatternNode {
                 }
                 required = sofar.union(best)
             }
-            return LiteralInfo(exact: exact, required: required)
+            return LiteralInfo(exact: exact, required: required, groups: required.map { [$0] } ?? [])
         case .concatenation(let nodes):
+            // Every candidate is required: the run of exact strings between two inexact nodes, and
+            // each inexact node's own requirements.
             var candidates: [Set<String>] = []
             var run: Set<String> = [""]
             var allExact = true
@@ -129,15 +220,14 @@ indirect enum PatternNode {
                     allExact = false
                     candidates.append(run)
                     run = [""]
+                    candidates += info.groups
                     if let required = info.required { candidates.append(required) }
                 }
             }
             candidates.append(run)
-            let required = candidates.filter { !$0.contains("") }.max { a, b in
-                let sa = LiteralAnalysis.score(a), sb = LiteralAnalysis.score(b)
-                return sa != sb ? sa < sb : a.count > b.count
-            }
-            return LiteralInfo(exact: allExact ? run : nil, required: required)
+            let scored = candidates.filter { !$0.contains("") }.map { ($0, LiteralAnalysis.score($0)) }.filter { $0.1 > 0 }
+            let required = scored.max { a, b in a.1 != b.1 ? a.1 < b.1 : a.0.count > b.0.count }?.0
+            return LiteralInfo(exact: allExact ? run : nil, required: required, groups: scored.map(\.0))
         case .repetition(let node, let min, let max):
             let info = node.info
             if min == 0 {
@@ -147,14 +237,16 @@ indirect enum PatternNode {
             if min == max, let exact = info.exact, min <= 4 {
                 var product: Set<String> = [""]
                 for _ in 0..<min {
-                    guard product.count * exact.count <= LiteralInfo.cap else { return LiteralInfo(exact: nil, required: info.best) }
+                    guard product.count * exact.count <= LiteralInfo.cap else {
+                        return LiteralInfo(exact: nil, required: info.best, groups: info.groups)
+                    }
                     var next = Set<String>()
                     for a in product { for b in exact { next.insert(a + b) } }
                     product = next
                 }
                 return LiteralInfo(exact: product, required: nil)
             }
-            return LiteralInfo(exact: nil, required: info.best)
+            return LiteralInfo(exact: nil, required: info.best, groups: info.groups)
         }
     }
 }
@@ -165,8 +257,11 @@ struct LiteralInfo {
     static let cap = 32
     /// Every string the node can match, when few enough.
     var exact: Set<String>?
-    /// Strings of which every match contains one.
+    /// Strings of which every match contains one (the strongest such set known).
     var required: Set<String>?
+    /// Other sets of which every match contains one member each (a match of `a.*b` contains an
+    /// `a` and a `b`).
+    var groups: [Set<String>] = []
 
     /// The strongest requirement known: the exact set when it has no empty member.
     var best: Set<String>? {
@@ -271,7 +366,8 @@ private struct Parser {
         guard let c = peek() else { return .other(samples: []) }
         i += 1
         switch c {
-        case "b", "B", "A", "z", "Z", "G", "K", "E": return .empty
+        case "b": return .wordBoundary
+        case "B", "A", "z", "Z", "G", "K", "E": return .empty
         case "w": return .other(samples: ["a", "5", "é"])
         case "W": return .other(samples: [" ", "!", "-"])
         case "d": return .other(samples: ["1"])

@@ -2,14 +2,22 @@
 ///
 /// An Aho–Corasick automaton over every rule's required literals (see `LiteralAnalysis`), run on
 /// the view's bytes with ASCII letters lowercased and U+212A / U+017F read as `k` / `s`, the only
-/// non-ASCII characters that PCRE2's caseless matching equates with ASCII letters. A rule is then
-/// searched on a view only when one of its literals occurred there. Built once per rule set;
-/// immutable and shared.
+/// non-ASCII characters that PCRE2's caseless matching equates with ASCII letters. A literal marked
+/// `wordStart` / `wordEnd` counts only where no ASCII word character precedes / follows it (a
+/// non-ASCII neighbour always counts: under UCP it may or may not be a word character). A rule is
+/// then searched on a view only when every one of its requirement groups has a literal there.
+/// Built once per rule set; immutable and shared.
 struct LiteralPrefilter: Sendable {
     /// Every distinct literal.
-    let literals: [String]
-    /// For each compiled rule, the ids of its literals, or nil when the rule is always searched.
-    let ruleLiteralIDs: [[Int]?]
+    let literals: [RequiredLiteral]
+    /// For each compiled rule, its groups as ranges of `groupMembers`, or nil when the rule is
+    /// always searched.
+    let ruleGroups: [[Range<Int>]?]
+    /// Literal ids of every group, one group after another.
+    let groupMembers: [Int]
+    /// Byte length and boundary flags (1: word start, 2: word end) of each literal.
+    private let literalLength: [Int]
+    private let literalFlags: [UInt8]
     /// Byte → input class (0: a byte that occurs in no literal).
     private let byteClass: [UInt8]
     private let classCount: Int
@@ -18,34 +26,65 @@ struct LiteralPrefilter: Sendable {
     /// The literal ids recognised on entering each state (its own and its suffixes').
     private let outputs: [[Int32]]
     private let hasOutput: [Bool]
+    /// For each literal, the rules whose first group holds it.
+    let postings: [[Int32]]
+    /// Rules without a requirement (always searched), as a bit set.
+    let alwaysSearched: [UInt64]
+    let ruleCount: Int
 
     var literalCount: Int { literals.count }
 
-    init(requirements: [[String]?]) {
-        var literals: [String] = []
-        var idByLiteral: [String: Int] = [:]
-        var ruleLiteralIDs: [[Int]?] = []
+    init(requirements: [[[RequiredLiteral]]?]) {
+        var literals: [RequiredLiteral] = []
+        var idByLiteral: [RequiredLiteral: Int] = [:]
+        var ruleGroups: [[Range<Int>]?] = []
+        var groupMembers: [Int] = []
         for requirement in requirements {
-            guard let requirement else {
-                ruleLiteralIDs.append(nil)
+            guard let requirement, !requirement.isEmpty else {
+                ruleGroups.append(nil)
                 continue
             }
-            ruleLiteralIDs.append(
-                requirement.map { literal in
-                    if let id = idByLiteral[literal] { return id }
-                    idByLiteral[literal] = literals.count
-                    literals.append(literal)
-                    return literals.count - 1
-                })
+            var ranges: [Range<Int>] = []
+            for group in requirement {
+                let start = groupMembers.count
+                for literal in group {
+                    if let id = idByLiteral[literal] {
+                        groupMembers.append(id)
+                    } else {
+                        idByLiteral[literal] = literals.count
+                        groupMembers.append(literals.count)
+                        literals.append(literal)
+                    }
+                }
+                ranges.append(start..<groupMembers.count)
+            }
+            ruleGroups.append(ranges)
         }
         self.literals = literals
-        self.ruleLiteralIDs = ruleLiteralIDs
+        self.ruleGroups = ruleGroups
+        self.groupMembers = groupMembers
+        ruleCount = requirements.count
+        var postings = [[Int32]](repeating: [], count: literals.count)
+        var always = [UInt64](repeating: 0, count: RuleBits.words(for: requirements.count))
+        for (rule, groups) in ruleGroups.enumerated() {
+            guard let first = groups?.first else {
+                always[rule >> 6] |= 1 << UInt64(rule & 63)
+                continue
+            }
+            for member in first where postings[groupMembers[member]].last != Int32(rule) {
+                postings[groupMembers[member]].append(Int32(rule))
+            }
+        }
+        self.postings = postings
+        alwaysSearched = always
+        literalLength = literals.map(\.text.utf8.count)
+        literalFlags = literals.map { ($0.wordStart ? 1 : 0) | ($0.wordEnd ? 2 : 0) }
 
         // Input classes: one per distinct byte used by some literal.
         var byteClass = [UInt8](repeating: 0, count: 256)
         var classes = 1
         for literal in literals {
-            for byte in literal.utf8 where byteClass[Int(byte)] == 0 {
+            for byte in literal.text.utf8 where byteClass[Int(byte)] == 0 {
                 byteClass[Int(byte)] = UInt8(truncatingIfNeeded: classes)
                 classes += 1
             }
@@ -59,7 +98,7 @@ struct LiteralPrefilter: Sendable {
         var own: [[Int32]] = [[]]
         for (id, literal) in literals.enumerated() {
             var state = 0
-            for byte in literal.utf8 {
+            for byte in literal.text.utf8 {
                 let cls = Int(byteClass[Int(byte)])
                 if goto[state][cls] < 0 {
                     goto[state][cls] = Int32(goto.count)
@@ -106,12 +145,35 @@ struct LiteralPrefilter: Sendable {
         hasOutput = outputs.map { !$0.isEmpty }
     }
 
-    /// Sets `found[id]` for every literal that occurs in `bytes`.
-    func scan(_ bytes: UnsafeBufferPointer<UInt8>, found: UnsafeMutableBufferPointer<Bool>) {
+    /// Whether rule `index` may match a view whose literals are `found`.
+    @inline(__always)
+    func admits(rule index: Int, found: UnsafeMutableBufferPointer<Bool>) -> Bool {
+        guard let groups = ruleGroups[index] else { return true }
+        for group in groups {
+            var any = false
+            for member in group where found[groupMembers[member]] {
+                any = true
+                break
+            }
+            if !any { return false }
+        }
+        return true
+    }
+
+    /// Sets `found[id]` for every literal that occurs in `bytes` (`found` must be all false), and
+    /// the rules that may match into `candidates` (`RuleBits` words): those always searched, and
+    /// those with a literal of their first group found.
+    func scan(
+        _ bytes: UnsafeBufferPointer<UInt8>, found: UnsafeMutableBufferPointer<Bool>, candidates: UnsafeMutableBufferPointer<UInt64>
+    ) {
+        for word in candidates.indices { candidates[word] = alwaysSearched[word] }
         guard !literals.isEmpty else { return }
         var state = 0
         var i = 0
         let n = bytes.count
+        /// Where the last byte that stood for a mapped non-ASCII letter ended: near it, byte
+        /// offsets are not literal offsets, so boundary checks give way.
+        var mappedEnd = -64
         transitions.withUnsafeBufferPointer { table in
             byteClass.withUnsafeBufferPointer { classOf in
                 while i < n {
@@ -121,19 +183,44 @@ struct LiteralPrefilter: Sendable {
                         if byte == 0xE2, i + 1 < n, bytes[i] == 0x84, bytes[i + 1] == 0xAA {
                             byte = UInt8(ascii: "k")  // U+212A KELVIN SIGN
                             i += 2
+                            mappedEnd = i
                         } else if byte == 0xC5, i < n, bytes[i] == 0xBF {
                             byte = UInt8(ascii: "s")  // U+017F LATIN SMALL LETTER LONG S
                             i += 1
+                            mappedEnd = i
                         }
                     } else if byte >= 0x41 && byte <= 0x5A {
                         byte += 0x20
                     }
                     state = Int(table[state * classCount + Int(classOf[Int(byte)])])
                     if hasOutput[state] {
-                        for id in outputs[state] { found[Int(id)] = true }
+                        for id in outputs[state] {
+                            let literal = Int(id)
+                            let flags = literalFlags[literal]
+                            if !found[literal]
+                                && (flags == 0 || i - mappedEnd < literalLength[literal] + 3
+                                    || Self.boundaryHolds(flags, end: i, length: literalLength[literal], in: bytes))
+                            {
+                                found[literal] = true
+                                for rule in postings[literal] { candidates[Int(rule) >> 6] |= 1 << UInt64(rule & 63) }
+                            }
+                        }
                     }
                 }
             }
         }
+    }
+
+    /// Whether the occurrence ending at `end` has no ASCII word character where its flags forbid one.
+    @inline(__always)
+    static func boundaryHolds(_ flags: UInt8, end: Int, length: Int, in bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        if flags & 1 != 0 {
+            let before = end - length - 1
+            if before >= 0 && LiteralAnalysis.isWordByte(bytes[before]) { return false }
+        }
+        if flags & 2 != 0 {
+            if end < bytes.count && LiteralAnalysis.isWordByte(bytes[end]) { return false }
+        }
+        return true
     }
 }

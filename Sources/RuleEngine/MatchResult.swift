@@ -126,6 +126,18 @@ public struct RuleMatchResult: Sendable {
 
     public init() {}
 
+    /// Adds another result's matches, limit hits and failures, with the matches' original spans
+    /// moved by `offset` (the other text started `offset` bytes into this one's original).
+    public mutating func append(_ other: RuleMatchResult, shiftingOriginalBy offset: Int) {
+        matches += other.matches.map {
+            RuleMatch(
+                rule: $0.rule, view: $0.view, viewRange: $0.viewRange,
+                originalRange: ($0.originalRange.lowerBound + offset)..<($0.originalRange.upperBound + offset))
+        }
+        limitHits += other.limitHits
+        failures += other.failures
+    }
+
     /// The rules that fired, each once, in rule-set order.
     public var firedRules: [Rule] {
         var seen = Set<String>()

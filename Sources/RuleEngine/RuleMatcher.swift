@@ -17,6 +17,9 @@ public import TextNormalization
 /// result.firedRuleIDs          // ["en.violence.kill-person"]
 /// result.limitHits             // searches cut short, if any
 /// ```
+/// A caller that needs only some rules, in stages (the classifier: emergencies first, safe
+/// look-alikes only when something harmful fired), starts a text with `begin(_:)` and then calls
+/// `match(_:into:)` per selection; the literal scan of each view is done once per text.
 public final class RuleMatcher {
     public let ruleSet: CompiledRuleSet
     public let limits: MatchLimits
@@ -28,18 +31,36 @@ public final class RuleMatcher {
     /// Whether to match views that are pure ASCII with byte-mode code instead of UTF code. On by
     /// default; results are the same either way, only the time differs.
     public var usesBytesMode = true
+    /// Whether a rule skips a view whose bytes and offset map equal those of another view it
+    /// reads (the squashed view of a prompt with nothing to squash is its ascii view): the matches
+    /// would be the same. On by default; only the views reported for matches differ.
+    public var skipsDuplicateViews = true
 
     let resources: MatchResources
     private var unlessSpans: [Range<Int>] = []
     /// For each view slot, which literals occur in it (`slot * literalCount + id`).
     private var literalFound: [Bool]
-    private var viewScanned = [Bool](repeating: false, count: ViewName.allCases.count)
+    /// For each view slot, the rules that may match it (`slot * ruleWords + word`, bit sets).
+    private var candidates: [UInt64]
+    private let ruleWords: Int
+
+    // The text being matched (see `begin(_:)`).
+    private var views = [NormalizedView?](repeating: nil, count: ViewName.allCases.count)
+    /// For each slot, the first slot with the same bytes and map (itself when none).
+    private var sameAs = Array(0..<ViewName.allCases.count)
+    /// For each slot, whether its bytes are all ASCII.
+    private var viewIsASCII = [Bool](repeating: false, count: ViewName.allCases.count)
+    /// The rules that may match some view of the text.
+    private var anyCandidates: [UInt64]
 
     init(ruleSet: CompiledRuleSet, limits: MatchLimits) {
         self.ruleSet = ruleSet
         self.limits = limits
         resources = MatchResources(limits: limits)
         literalFound = Array(repeating: false, count: ruleSet.prefilter.literalCount * ViewName.allCases.count)
+        ruleWords = RuleBits.words(for: ruleSet.compiled.count)
+        candidates = Array(repeating: 0, count: ruleWords * ViewName.allCases.count)
+        anyCandidates = Array(repeating: 0, count: ruleWords)
     }
 
     /// Normalises `text` with the views the rule set reads, then matches it.
@@ -54,59 +75,121 @@ public final class RuleMatcher {
     /// the rules read must have been built (see `CompiledRuleSet.normalizationOptions`); a missing
     /// view is reported as a failure of the rules that read it.
     public func match(_ text: NormalizedText, only ruleIDs: Set<String>? = nil, mode: MatchMode = .all) -> RuleMatchResult {
+        begin(text)
         var result = RuleMatchResult()
-        counters.texts += 1
-        let prefilter = usesPrefilter ? ruleSet.prefilter : nil
-        for i in viewScanned.indices { viewScanned[i] = false }
-        // Rules in set order, each on its views in pipeline order: results come out sorted.
-        for (index, compiled) in ruleSet.compiled.enumerated() where compiled.enabled {
-            if let ruleIDs, !ruleIDs.contains(compiled.rule.id) { continue }
-            for (view, slot) in zip(compiled.views, compiled.viewSlots) {
-                guard let built = text.viewIfBuilt(view) else {
-                    result.failures.append(
-                        MatchFailure(ruleID: compiled.rule.id, view: view, code: 0, message: "view \(view.rawValue) was not built"))
-                    counters.failures += 1
-                    continue
-                }
-                if let prefilter, let required = prefilter.ruleLiteralIDs[index] {
-                    let base = slot * prefilter.literalCount
-                    if !viewScanned[slot] {
-                        scan(built.utf8, with: prefilter, into: base)
-                        viewScanned[slot] = true
-                    }
-                    if !required.contains(where: { literalFound[base + $0] }) {
-                        counters.ruleViewsSkipped += 1
-                        continue
-                    }
-                }
-                if search(compiled, on: built, mode: mode, into: &result), mode == .firstPerRule { break }
-            }
-        }
+        match(ruleIDs.map { ruleSet.selection(ids: $0) } ?? ruleSet.allEnabled, into: &result, mode: mode)
         return result
     }
 
-    // MARK: Prefilter
-
-    /// Marks the literals found in `bytes` in `literalFound[base ..< base + literalCount]`.
-    private func scan(_ bytes: [UInt8], with prefilter: LiteralPrefilter, into base: Int) {
-        let count = prefilter.literalCount
-        literalFound.withUnsafeMutableBufferPointer { all in
-            let slice = UnsafeMutableBufferPointer(rebasing: all[base..<(base + count)])
-            slice.update(repeating: false)
-            bytes.withUnsafeBufferPointer { prefilter.scan($0, found: slice) }
+    /// Starts matching `text`: the following `match(_:into:mode:)` calls search its views.
+    ///
+    /// Each distinct view the rule set reads is scanned once for the rules' required literals
+    /// here; a view that was not built makes every rule a candidate (each reports the failure).
+    public func begin(_ text: NormalizedText) {
+        counters.texts += 1
+        let slotCount = views.count
+        let words = ruleWords
+        let literalCount = ruleSet.prefilter.literalCount
+        let allRules = ~UInt64(0)
+        anyCandidates.withUnsafeMutableBufferPointer { any in any.update(repeating: 0) }
+        for slot in 0..<slotCount {
+            let name = ViewName.allCases[slot]
+            views[slot] = text.viewIfBuilt(name)
+            sameAs[slot] = slot
+            guard ruleSet.views.contains(name) else { continue }
+            guard let view = views[slot] else {
+                anyCandidates.withUnsafeMutableBufferPointer { any in any.update(repeating: allRules) }
+                continue
+            }
+            viewIsASCII[slot] = view.utf8.withUnsafeBufferPointer { Self.isASCII($0) }
+            if skipsDuplicateViews {
+                for earlier in 0..<slot where sameAs[earlier] == earlier {
+                    if let other = views[earlier], other.utf8 == view.utf8, other.map == view.map {
+                        sameAs[slot] = earlier
+                        break
+                    }
+                }
+            }
+            guard sameAs[slot] == slot else { continue }
+            if usesPrefilter {
+                let prefilter = ruleSet.prefilter
+                literalFound.withUnsafeMutableBufferPointer { all in
+                    let found = UnsafeMutableBufferPointer(rebasing: all[(slot * literalCount)..<((slot + 1) * literalCount)])
+                    found.update(repeating: false)
+                    candidates.withUnsafeMutableBufferPointer { allCandidates in
+                        let mine = UnsafeMutableBufferPointer(rebasing: allCandidates[(slot * words)..<((slot + 1) * words)])
+                        view.utf8.withUnsafeBufferPointer { prefilter.scan($0, found: found, candidates: mine) }
+                    }
+                }
+            } else {
+                for word in 0..<words { candidates[slot * words + word] = allRules }
+            }
+            for word in 0..<words { anyCandidates[word] |= candidates[slot * words + word] }
         }
+    }
+
+    /// Searches the selected rules on the text given to `begin(_:)`, appending to `result`.
+    /// Rules come in set order, each on its views in pipeline order, so results stay sorted.
+    /// Only rules that the literal scan admitted on some view are visited.
+    public func match(_ selection: RuleSelection, into result: inout RuleMatchResult, mode: MatchMode = .all) {
+        let prefilter = ruleSet.prefilter
+        let usesPrefilter = usesPrefilter
+        let words = ruleWords
+        let literalCount = prefilter.literalCount
+        let searchedBefore = counters.ruleViewsSearched
+        let failuresBefore = counters.failures
+        for word in 0..<min(words, selection.bits.count) {
+            var bits = selection.bits[word] & anyCandidates[word]
+            while bits != 0 {
+                let index = word << 6 | bits.trailingZeroBitCount
+                bits &= bits - 1
+                let compiled = ruleSet.compiled[index]
+                let hasGroups = usesPrefilter && prefilter.ruleGroups[index] != nil
+                for slot in compiled.viewSlots {
+                    let canonical = sameAs[slot]
+                    if canonical != slot && compiled.viewMask & (1 << UInt32(canonical)) != 0 {
+                        // Same bytes as a view this rule reads anyway.
+                        continue
+                    }
+                    guard let built = views[slot] else {
+                        result.failures.append(
+                            MatchFailure(
+                                ruleID: compiled.rule.id, view: ViewName.allCases[slot], code: 0,
+                                message: "view \(ViewName.allCases[slot].rawValue) was not built"))
+                        counters.failures += 1
+                        continue
+                    }
+                    if hasGroups {
+                        let admitted =
+                            candidates[canonical * words + word] & (1 << UInt64(index & 63)) != 0
+                            && literalFound.withUnsafeMutableBufferPointer { all in
+                                prefilter.admits(
+                                    rule: index,
+                                    found: UnsafeMutableBufferPointer(rebasing: all[(canonical * literalCount)..<((canonical + 1) * literalCount)]))
+                            }
+                        if !admitted { continue }
+                    }
+                    if search(compiled, on: built, ascii: viewIsASCII[slot], mode: mode, into: &result), mode == .firstPerRule { break }
+                }
+            }
+        }
+        // Pairs not searched: ruled out by the literal scan or the same as another view.
+        counters.ruleViewsSkipped +=
+            selection.viewPairs - (counters.ruleViewsSearched - searchedBefore) - (counters.failures - failuresBefore)
     }
 
     // MARK: One rule on one view
 
     /// Searches one rule on one view; true when it fired there.
     @discardableResult
-    private func search(_ compiled: CompiledRule, on view: NormalizedView, mode: MatchMode, into result: inout RuleMatchResult) -> Bool {
+    private func search(
+        _ compiled: CompiledRule, on view: NormalizedView, ascii: Bool, mode: MatchMode, into result: inout RuleMatchResult
+    ) -> Bool {
         counters.ruleViewsSearched += 1
         var fired = false
         view.utf8.withUnsafeBufferPointer { subject in
             var budget = Budget(limits: limits, subjectLength: subject.count)
-            budget.asciiSubject = usesBytesMode && Self.isASCII(subject)
+            budget.asciiSubject = usesBytesMode && ascii
             var unlessReady = compiled.unless.isEmpty
             unlessSpans.removeAll(keepingCapacity: true)
             var start = 0

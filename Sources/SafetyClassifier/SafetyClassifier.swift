@@ -18,15 +18,29 @@ public final class SafetyClassifier: Sendable {
     /// The profile used when a call names none.
     public let defaultProfile: Profile
     public let limits: MatchLimits
+    /// Prompt size bound and what to do when a classification is incomplete.
+    public let policy: ClassificationPolicy
 
-    public init(rules: CompiledRuleSet, profile: Profile = .general, limits: MatchLimits = .default) {
+    public init(
+        rules: CompiledRuleSet, profile: Profile = .general, limits: MatchLimits = .default,
+        policy: ClassificationPolicy = ClassificationPolicy()
+    ) {
         self.rules = rules
         self.defaultProfile = profile
         self.limits = limits
+        self.policy = policy
     }
 
     /// A classifier for one thread or task.
     public func makeSession() -> Session { Session(classifier: self) }
+
+    /// How much a decision's evidence holds.
+    public enum Evidence: Sendable, Hashable {
+        /// The matches that can decide the label: rules that cannot change it are not searched.
+        case decisive
+        /// Every rule's matches.
+        case all
+    }
 
     /// When several harm types fire with the same severity, the first of these wins.
     public static let typeOrder: [RefusalType] = [.selfHarm, .violence, .explicit, .illegal, .hateSpeech, .misinformation]
@@ -35,6 +49,7 @@ public final class SafetyClassifier: Sendable {
     public final class Session {
         public let classifier: SafetyClassifier
         let matcher: RuleMatcher
+        private var scopeCache: (topics: Set<String>, selection: RuleSelection)?
 
         init(classifier: SafetyClassifier) {
             self.classifier = classifier
@@ -42,21 +57,93 @@ public final class SafetyClassifier: Sendable {
         }
 
         /// Classifies a prompt given as a string.
-        public func classify(_ text: String, profile: Profile? = nil, localeLanguage: Language? = nil) -> Decision {
-            classify(bytes: Array(text.utf8), profile: profile, localeLanguage: localeLanguage)
+        public func classify(
+            _ text: String, profile: Profile? = nil, localeLanguage: Language? = nil, evidence: Evidence = .decisive
+        ) -> Decision {
+            classify(bytes: Array(text.utf8), profile: profile, localeLanguage: localeLanguage, evidence: evidence)
         }
 
         /// Classifies a prompt given as raw bytes (invalid UTF-8 is repaired, and flagged).
-        public func classify(bytes: [UInt8], profile: Profile? = nil, localeLanguage: Language? = nil) -> Decision {
-            let normalized = NormalizedText(
-                bytes: bytes, options: classifier.rules.normalizationOptions(localeLanguage: localeLanguage))
-            return decide(normalized, profile: profile ?? classifier.defaultProfile)
+        ///
+        /// A prompt longer than the policy's `maxPromptBytes` is classified on two windows, its
+        /// first and its last `maxPromptBytes / 2` bytes (cut at character boundaries), and the
+        /// decision says so in `truncation`; spans refer to the whole prompt.
+        public func classify(
+            bytes: [UInt8], profile: Profile? = nil, localeLanguage: Language? = nil, evidence: Evidence = .decisive
+        ) -> Decision {
+            let profile = profile ?? classifier.defaultProfile
+            let options = classifier.rules.normalizationOptions(localeLanguage: localeLanguage)
+            let limit = classifier.policy.maxPromptBytes
+            guard bytes.count > limit else {
+                return decide(NormalizedText(bytes: bytes, options: options), profile: profile, evidence: evidence)
+            }
+            let head = Self.characterBoundary(in: bytes, atOrBefore: limit / 2)
+            let tail = Self.characterBoundary(in: bytes, atOrBefore: bytes.count - limit / 2)
+            let headText = NormalizedText(bytes: Array(bytes[0..<head]), options: options)
+            let tailText = NormalizedText(bytes: Array(bytes[tail...]), options: options)
+            var result = evidence == .all ? matcher.match(headText) : stagedResult(headText, profile: profile)
+            let tailResult = evidence == .all ? matcher.match(tailText) : stagedResult(tailText, profile: profile)
+            result.append(tailResult, shiftingOriginalBy: tail)
+            var decision = Decision.make(
+                language: headText.language, hadInvalidUTF8: headText.hadInvalidUTF8 || tailText.hadInvalidUTF8, result: result,
+                profile: profile)
+            decision.truncation = Truncation(totalBytes: bytes.count, limit: limit, classified: [0..<head, tail..<bytes.count])
+            decision.applyPolicy(classifier)
+            return decision
+        }
+
+        /// The start of the UTF-8 character at or before `offset` (continuation bytes are skipped
+        /// backwards, at most three).
+        static func characterBoundary(in bytes: [UInt8], atOrBefore offset: Int) -> Int {
+            var offset = min(max(offset, 0), bytes.count)
+            var steps = 0
+            while offset > 0, offset < bytes.count, bytes[offset] & 0xC0 == 0x80, steps < 3 {
+                offset -= 1
+                steps += 1
+            }
+            return offset
         }
 
         /// Decides on an already normalised prompt (its views must include those the rules read).
-        public func decide(_ text: NormalizedText, profile: Profile) -> Decision {
-            let result = matcher.match(text)
-            return Decision.make(text: text, result: result, profile: profile)
+        ///
+        /// With `.decisive` evidence (the default) rules are searched in stages and a stage runs
+        /// only when it can change the label: emergency rules; then harmful rules; safe look-alike
+        /// rules only when something harmful fired (they can only suppress); `inScope` rules only
+        /// for a scoped profile when nothing harmful stands. The label and deciding rules are the
+        /// same as with `.all`, which searches every rule (for `explain`-style evidence).
+        public func decide(_ text: NormalizedText, profile: Profile, evidence: Evidence = .decisive) -> Decision {
+            let result = evidence == .all ? matcher.match(text) : stagedResult(text, profile: profile)
+            var decision = Decision.make(
+                language: text.language, hadInvalidUTF8: text.hadInvalidUTF8, result: result, profile: profile)
+            decision.applyPolicy(classifier)
+            return decision
+        }
+
+        /// The matches of the stages that can decide `text`'s label under `profile`.
+        func stagedResult(_ text: NormalizedText, profile: Profile) -> RuleMatchResult {
+            let rules = classifier.rules
+            matcher.begin(text)
+            var result = RuleMatchResult()
+            matcher.match(rules.selection(label: .emergency), into: &result)
+            if result.matches.isEmpty {
+                matcher.match(rules.selection(label: .harmful), into: &result)
+                if !result.matches.isEmpty { matcher.match(rules.selection(label: .safe), into: &result) }
+            }
+            if let topics = profile.topics,
+                Decision.make(language: text.language, hadInvalidUTF8: false, result: result, profile: profile).classification
+                    == .offTopic
+            {
+                matcher.match(scopeSelection(profile: profile, topics: topics), into: &result)
+            }
+            return result
+        }
+
+        /// The inScope rules of a profile's topics, computed once per profile.
+        private func scopeSelection(profile: Profile, topics: Set<String>) -> RuleSelection {
+            if let cached = scopeCache, cached.topics == topics { return cached.selection }
+            let selection = classifier.rules.selection(inScopeTopics: topics)
+            scopeCache = (topics, selection)
+            return selection
         }
 
         /// Match counters of this session.
@@ -84,6 +171,13 @@ public struct Decision: Sendable {
     public var hadInvalidUTF8: Bool
     /// The profile the decision was made under.
     public var profileName: String
+    /// Set when the prompt was longer than the policy allows and only windows of it were classified.
+    public var truncation: Truncation?
+    /// True when the label could be too mild — the prompt was truncated, or an emergency or
+    /// harmful rule's search was cut short by a limit or failed, and the label is `safe` or
+    /// `offTopic` — and the policy fails closed: callers must not treat the prompt as cleared
+    /// (`classify` writes an error record, the gateway refuses to forward it).
+    public var failedClosed = false
 
     /// The ids of the deciding rules, without repeats, in order.
     public var decidingRuleIDs: [String] {
@@ -91,14 +185,46 @@ public struct Decision: Sendable {
         return decidingRules.map(\.rule.id).filter { seen.insert($0).inserted }
     }
 
-    /// Whether every search ran to the end.
-    public var isComplete: Bool { limitHits.isEmpty && failures.isEmpty }
+    /// Whether every search ran to the end over the whole prompt.
+    public var isComplete: Bool { limitHits.isEmpty && failures.isEmpty && truncation == nil }
 
-    static func make(text: NormalizedText, result: RuleMatchResult, profile: Profile) -> Decision {
+    /// Whether the label may be too mild: it is `safe` or `offTopic`, and the prompt was truncated
+    /// or an emergency or harmful rule could not be searched to the end. (A cut-short `safe` or
+    /// `inScope` rule can only make a label milder, so it never makes the result uncertain.)
+    public func isUncertain(rules: CompiledRuleSet) -> Bool {
+        switch classification {
+        case .emergency, .harmful: return false
+        case .safe, .offTopic: break
+        }
+        if truncation != nil { return true }
+        let cut = limitHits.map(\.ruleID) + failures.map(\.ruleID)
+        return cut.contains { id in
+            guard let label = rules.rule(id: id)?.label else { return true }
+            return label == .emergency || label == .harmful
+        }
+    }
+
+    /// A human-readable reason for an incomplete classification, naming the cause.
+    public var incompleteReason: String? {
+        var reasons: [String] = []
+        if let truncation {
+            reasons.append(
+                "the prompt is \(truncation.totalBytes) bytes, over the \(truncation.limit)-byte limit: only its first and last \(truncation.limit / 2) bytes were classified")
+        }
+        for hit in limitHits.prefix(3) { reasons.append("rule \(hit.ruleID) stopped at a limit (\(hit.reason.rawValue)) on view \(hit.view.rawValue)") }
+        for failure in failures.prefix(3) { reasons.append("rule \(failure.ruleID) failed on view \(failure.view.rawValue): \(failure.message)") }
+        return reasons.isEmpty ? nil : reasons.joined(separator: "; ")
+    }
+
+    mutating func applyPolicy(_ classifier: SafetyClassifier) {
+        failedClosed = classifier.policy.failure == .failClosed && isUncertain(rules: classifier.rules)
+    }
+
+    static func make(language: Language, hadInvalidUTF8: Bool, result: RuleMatchResult, profile: Profile) -> Decision {
         let matches = result.matches
         var decision = Decision(
-            classification: .safe, language: text.language, decidingRules: [], matches: matches, suppressed: [],
-            limitHits: result.limitHits, failures: result.failures, hadInvalidUTF8: text.hadInvalidUTF8,
+            classification: .safe, language: language, decidingRules: [], matches: matches, suppressed: [],
+            limitHits: result.limitHits, failures: result.failures, hadInvalidUTF8: hadInvalidUTF8,
             profileName: profile.name)
 
         // 1. Emergency: nothing suppresses it.
@@ -145,5 +271,43 @@ public struct Decision: Sendable {
             return (order.firstIndex(of: a.rule.type ?? .misinformation) ?? 0)
                 > (order.firstIndex(of: b.rule.type ?? .misinformation) ?? 0)
         }?.rule.type
+    }
+}
+
+/// Windows of a prompt longer than `ClassificationPolicy.maxPromptBytes`.
+public struct Truncation: Sendable, Hashable {
+    /// The prompt's length in bytes.
+    public var totalBytes: Int
+    /// The bound in force (`ClassificationPolicy.maxPromptBytes`).
+    public var limit: Int
+    /// The byte ranges that were classified (the head and the tail).
+    public var classified: [Range<Int>]
+    /// Bytes classified in all.
+    public var classifiedBytes: Int { classified.reduce(0) { $0 + $1.count } }
+}
+
+/// How big a prompt may be, and what happens when a classification cannot be completed.
+///
+/// Fail closed (the default): a prompt whose label could be too mild — a rule that might have
+/// flagged it hit a PCRE2 limit or failed, or the prompt was too long to classify whole — is not
+/// cleared: `Decision.failedClosed` is set, `classify` writes an error record (exit 65) and the
+/// gateway refuses to forward the prompt with a typed error. Fail open: the label found is used as
+/// it is, marked incomplete.
+public struct ClassificationPolicy: Sendable, Hashable {
+    public enum Failure: String, Sendable, Hashable, CaseIterable {
+        case failClosed = "closed"
+        case failOpen = "open"
+    }
+
+    /// Prompts longer than this many bytes are classified on their first and last half of it.
+    public var maxPromptBytes: Int
+    public var failure: Failure
+
+    /// 256 KiB: about 60 pages of text; matching costs roughly a millisecond per few kilobytes.
+    public static let defaultMaxPromptBytes = 256 * 1024
+
+    public init(maxPromptBytes: Int = Self.defaultMaxPromptBytes, failure: Failure = .failClosed) {
+        self.maxPromptBytes = max(maxPromptBytes, 2)
+        self.failure = failure
     }
 }

@@ -6,22 +6,27 @@ import TextNormalization
 /// requires; skipping rules without them) and byte-mode code for pure-ASCII views.
 @Suite struct PrefilterTests {
     @Test(arguments: [
-        (#"\b(kill|murder)\s+(him|her|my\s+\w+)\b"#, ["kill", "murder"] as [String]?),
-        ("kill", ["kill"]),
-        ("KILL", ["kill"]),
-        (#"\bk[i1]ll\b"#, ["k1ll", "kill"]),
-        (#"(?:a|the)\s+process"#, ["process"]),
-        (#"(?:kill|murder)s?\b"#, ["kill", "murder"]),
-        (#"\boldur(?:ecek|mek)?\b"#, ["oldur"]),
-        (#"(?i:kill)(?=\s+him)"#, ["kill"]),
-        (#"(?<!not )kill"#, ["kill"]),
-        (#"(kill)\s+\1"#, ["kill"]),
-        (#"[^a]bcd"#, ["bcd"]),
-        (#"\x{212A}ill"#, ["kill"]),
-        (#"a{3}"#, ["aaa"]),
-        (#"\Qa.b\E"#, ["a.b"]),
-        (#"(?# a comment )kill"#, ["kill"]),
-        (#"(?<who>kill)"#, ["kill"]),
+        (#"\b(kill|murder)\s+(him|her|my\s+\w+)\b"#, [[#"\bkill"#, #"\bmurder"#]] as [[String]]?),
+        ("kill", [["kill"]]),
+        ("KILL", [["kill"]]),
+        (#"\bk[i1]ll\b"#, [[#"\bk1ll\b"#, #"\bkill\b"#]]),
+        (#"(?:a|the)\s+process"#, [["process"]]),
+        (#"(?:kill|murder)s?\b"#, [[#"kill\b"#, #"kills\b"#, #"murder\b"#, #"murders\b"#]]),
+        (#"(?:kill|murder)\w*"#, [["kill", "murder"]]),
+        (#"\boldur\w*"#, [[#"\boldur"#]]),
+        (#"\b\.net\b"#, [[".net\\b"]]),
+        (#"\bgame\w*\s+\w+\s+(?:kill|shoot)"#, [[#"\bgame"#], ["kill", "shoot"]]),
+        (#"process.*\bkill"#, [["process"], [#"\bkill"#]]),
+        (#"(?:process|thread)\s+(?:kill|stop)"#, [["process", "thread"], ["kill", "stop"]]),
+        (#"(?i:kill)(?=\s+him)"#, [["kill"]]),
+        (#"(?<!not )kill"#, [["kill"]]),
+        (#"(kill)\s+\1"#, [["kill"]]),
+        (#"[^a]bcd"#, [["bcd"]]),
+        (#"\x{212A}ill"#, [["kill"]]),
+        (#"a{3}"#, [["aaa"]]),
+        (#"\Qa.b\E"#, [["a.b"]]),
+        (#"(?# a comment )kill"#, [["kill"]]),
+        (#"(?<who>kill)"#, [["kill"]]),
         // Nothing safe to require: always searched.
         (#"ki+ll"#, nil),
         (#"öldür"#, nil),
@@ -32,7 +37,7 @@ import TextNormalization
         (#"(ab){2,}"#, nil),
         (#"[a-z]+"#, nil),
     ])
-    func requiredLiterals(pattern: String, expected: [String]?) throws {
+    func requiredLiterals(pattern: String, expected: [[String]]?) throws {
         let set = try YAMLRules.single(pattern: pattern)
         #expect(set.requiredLiterals(ofRule: "test.rule") == expected)
     }
@@ -42,11 +47,16 @@ import TextNormalization
         #"\bkill\b"#, #"\bk[i1]ll\s+(him|her)"#, #"(?:kill|murder)s?"#, #"say\s+it"#, #"\bKILL\b"#, #"(?i)ıi"#,
         #"(?<!not )kill"#, #"kill(?!\s+the\s+process)"#, #"\Qk.i\E"#, #"\x{212A}ill"#, #"process|thread"#,
         #"[ks]ill"#, #"(?:ab){2}c"#, #"\bskill"#, #"öldür"#, #"oldur(ecek)?"#, #"kill.*him"#,
+        #"\bates\w*"#, #"kill\b"#, #"\bkill\b"#, #"\bgame\w*\s+\w+\s+(?:kill|shoot)"#, #"(?:kill|murder)s?\b"#,
+        #"\b\.net\b"#, #"process.*\bkill"#, #"\bsay\b"#,
     ]
     static let texts = [
         "kill him", "KILL HIM", "\u{212A}ILL him", "\u{212A}ill", "ſay it", "SAY IT", "skill", "not kill", "k.i",
         "kill the process", "ababc", "abab c", "ÖLDÜR", "öldürecek", "oldurecek", "", "kİll", "kıll", "murders",
         "k1ll her", "sill", "thread", "PROCESS",
+        "updates", "ates", "_ates", "éates", "ıates", "dates ates", "9ates", "killer", "kill_", "kill!", "skill kill",
+        "game now kill", "GAMES x SHOOT", "agame x kill", "the \u{212A}ill", "\u{212A}illing", "ſay", "ſayer", "a.net",
+        ".net", "x.net!", "process x kill", "process xkill", "process é\u{212A}ill", "kill\u{0301}", "k\u{0131}ll",
     ]
 
     @Test func skippingRulesByLiteralNeverChangesTheResult() throws {
@@ -62,6 +72,24 @@ import TextNormalization
                     #expect(a == b, "pattern \(pattern) on \(prefix + text)")
                 }
             }
+        }
+    }
+
+    @Test func skippingViewsThatEqualAnotherViewFindsTheSameRulesAndSpans() throws {
+        let views: [ViewName] = [.raw, .folded, .ascii, .squashed]
+        for (index, pattern) in Self.patterns.enumerated() {
+            let set = try YAMLRules.single(id: "test.v\(index)", pattern: pattern, views: views)
+            let skipping = set.makeMatcher()
+            let every = set.makeMatcher()
+            every.skipsDuplicateViews = false
+            for prefix in emojiPrefixes {
+                for text in Self.texts + ["k i l l him", "KİLL", "kiiiill"] {
+                    let a = Set(skipping.match(prefix + text).matches.map { "\($0.rule.id) \($0.originalRange)" })
+                    let b = Set(every.match(prefix + text).matches.map { "\($0.rule.id) \($0.originalRange)" })
+                    #expect(a == b, "pattern \(pattern) on \(prefix + text)")
+                }
+            }
+            #expect(skipping.counters.ruleViewsSearched < every.counters.ruleViewsSearched)
         }
     }
 
