@@ -61,6 +61,11 @@ extension SafeGate {
         @Option(help: "K/N: classify only every N-th record starting at record K (0-based), to split a corpus over N processes.")
         var shard: Shard?
 
+        @Option(help: ArgumentHelp(
+            "Longest input record in bytes (K, M, G suffixes: KiB, MiB, GiB); a longer one becomes an error record and is skipped in bounded memory.",
+            valueName: "N"))
+        var maxRecordBytes = ByteCount(LineReader.defaultMaxLineBytes)
+
         @Flag(help: "No progress line and no summary on stderr.")
         var quiet = false
 
@@ -74,16 +79,12 @@ extension SafeGate {
         func run() async throws {
             let console = Console.current
             let classifier = try classifierOptions.makeClassifier()
-            let inputs: InputFiles
-            do {
-                inputs = try InputFiles.open(files)
-            } catch {
-                console.printError("safegate classify: \(error.message)")
-                throw ExitStatus.cannotOpen
-            }
+            let inputs = InputFiles.open(files)
             defer { inputs.closeAll() }
+            for failure in inputs.failures { console.printError("safegate classify: \(failure)") }
             let stream = RecordStream(
-                files: inputs, format: inputFormat?.format, textField: textField, idField: idField)
+                files: inputs, format: inputFormat?.format, textField: textField, idField: idField,
+                maxRecordBytes: maxRecordBytes.bytes)
             let format = outputFormat ?? (console.stdoutIsTerminal ? .table : .jsonl)
             let output = OutputBuffer(console: console)
             if format == .csv { output.append("id,label,type,lang,rules,error\n") }
@@ -108,14 +109,20 @@ extension SafeGate {
                 do {
                     try Data((summary.json + "\n").utf8).write(to: URL(fileURLWithPath: summaryJson))
                 } catch {
-                    console.printError("safegate classify: cannot write \(summaryJson): \(error.localizedDescription)")
+                    console.printError("safegate classify: cannot write \(TerminalText.escaped(summaryJson)): \(error.localizedDescription)")
                 }
             }
             if interrupt.fired { throw ExitCode(130) }
-            if summary.errors > 0 || !stream.readErrors.isEmpty {
+            if summary.errors > 0 {
                 console.printError("safegate classify: \(summary.errors) of \(summary.records) records could not be classified")
-                throw ExitStatus.malformedInput
             }
+            // A file that could not be opened or read outweighs malformed records (66 before 65).
+            if !inputs.failures.isEmpty || !stream.readErrors.isEmpty {
+                let count = inputs.failures.count + stream.readErrors.count
+                console.printError("safegate classify: \(count) input file\(count == 1 ? "" : "s") could not be read; the others' records were all written")
+                throw ExitStatus.cannotOpen
+            }
+            if summary.errors > 0 { throw ExitStatus.malformedInput }
         }
     }
 }
@@ -137,6 +144,32 @@ struct Shard: ExpressibleByArgument, Sendable {
     func contains(_ number: Int) -> Bool { (number - 1) % count == index }
 }
 
+/// A size in bytes on the command line: `1048576`, `512K`, `1M`, `2G` (binary units).
+struct ByteCount: ExpressibleByArgument, Sendable, CustomStringConvertible {
+    var bytes: Int
+
+    init(_ bytes: Int) { self.bytes = bytes }
+
+    init?(argument: String) {
+        let text = argument.uppercased().replacingOccurrences(of: "IB", with: "").replacingOccurrences(of: "B", with: "")
+        let shifts: [Character: Int] = ["K": 10, "M": 20, "G": 30]
+        var digits = Substring(text)
+        var shift = 0
+        if let last = digits.last, let value = shifts[last] {
+            shift = value
+            digits = digits.dropLast()
+        }
+        guard let number = Int(digits), number >= 1, number <= (Int.max >> 31) else { return nil }
+        bytes = number << shift
+    }
+
+    var description: String {
+        bytes % (1 << 20) == 0 ? "\(bytes >> 20)M" : bytes % (1 << 10) == 0 ? "\(bytes >> 10)K" : String(bytes)
+    }
+
+    var defaultValueDescription: String { description }
+}
+
 /// `--input-format`.
 struct InputFormatArgument: ExpressibleByArgument {
     var format: InputFormat
@@ -156,6 +189,8 @@ struct OutputRecord {
     var id: String
     var decision: Decision?
     var error: String?
+    /// Something the record's reader repaired (invalid UTF-8); the record was still classified.
+    var warning: String?
     var preview: String?
 
     func formatted(_ format: OutputFormat) -> String {
@@ -177,6 +212,7 @@ struct OutputRecord {
             if !decision.limitHits.isEmpty {
                 object["limit_hits"] = .array(decision.limitHits.map { .string($0.description) })
             }
+            if let warning { object["warning"] = .string(warning) }
         } else {
             object["label"] = .null
             object["error"] = .string(error ?? "unreadable record")
@@ -216,12 +252,15 @@ enum TableRow {
     }
 
     static func row(_ record: OutputRecord) -> String {
+        // Ids come from the input too: escaped like the prompt.
+        let id = TerminalText.escaped(record.id)
         guard let decision = record.decision else {
-            return pad(record.id, 8) + pad("error", 11) + TerminalText.escaped(record.error ?? "") + "\n"
+            return pad(id, 8) + pad("error", 11) + TerminalText.escaped(record.error ?? "") + "\n"
         }
         var preview = TerminalText.escaped(record.preview ?? "")
         if preview.count > 60 { preview = String(preview.prefix(59)) + "…" }
-        return pad(record.id, 8) + pad(decision.classification.label.rawValue, 11)
+        if record.warning != nil { preview = "(invalid UTF-8 replaced) " + preview }
+        return pad(id, 8) + pad(decision.classification.label.rawValue, 11)
             + pad(decision.classification.type?.rawValue ?? "-", 15) + pad(decision.language.rawValue, 5) + preview + "\n"
     }
 }

@@ -34,6 +34,11 @@ extension SafeGate {
         @Option(help: "text or json.")
         var format: EvalFormat = .text
 
+        @Option(help: ArgumentHelp(
+            "Longest corpus record in bytes (K, M, G suffixes); a longer one is reported as a problem (exit 65) and skipped in bounded memory.",
+            valueName: "N"))
+        var maxRecordBytes = ByteCount(LineReader.defaultMaxLineBytes)
+
         enum EvalFormat: String, ExpressibleByArgument, CaseIterable { case text, json }
 
         func thresholds() throws -> [EvaluationThreshold] {
@@ -70,15 +75,15 @@ extension SafeGate {
             let console = Console.current
             let thresholds = try thresholds()
             let classifier = try classifierOptions.makeClassifier()
-            let inputs: InputFiles
-            do {
-                inputs = try InputFiles.open(corpus)
-            } catch {
-                console.printError("safegate eval: \(error.message)")
+            let inputs = InputFiles.open(corpus)
+            defer { inputs.closeAll() }
+            // Figures over part of a corpus would pass for the whole: a file that cannot be opened fails the run.
+            if !inputs.failures.isEmpty {
+                for failure in inputs.failures { console.printError("safegate eval: \(failure)") }
                 throw ExitStatus.cannotOpen
             }
-            defer { inputs.closeAll() }
-            let stream = RecordStream(files: inputs, format: .jsonl, textField: "text", idField: "id")
+            let stream = RecordStream(
+                files: inputs, format: .jsonl, textField: "text", idField: "id", maxRecordBytes: maxRecordBytes.bytes)
             let session = classifier.makeSession()
             var profiles: [String: Profile] = [:]
             var evaluation = Evaluation()
@@ -108,7 +113,7 @@ extension SafeGate {
                     do {
                         profile = try Profile.load(profileName)
                     } catch {
-                        console.printError("\(record.source): \(error.description)")
+                        console.printError(TerminalText.escaped("\(record.source): \(error.description)"))
                         throw ExitStatus.configuration
                     }
                     profiles[profileName] = profile
@@ -122,8 +127,10 @@ extension SafeGate {
             }
             let report = EvalReport(evaluation: evaluation, thresholds: thresholds, problems: problems)
             console.writeOut(format == .json ? report.json + "\n" : report.text)
+            for message in stream.readErrors { console.printError("safegate eval: \(message)") }
+            if !stream.readErrors.isEmpty { throw ExitStatus.cannotOpen }
             if !problems.isEmpty {
-                for problem in problems { console.printError("safegate eval: \(problem)") }
+                for problem in problems { console.printError("safegate eval: " + TerminalText.escaped(problem)) }
                 throw ExitStatus.malformedInput
             }
             if !report.passed { throw ExitStatus.thresholdFailed }
@@ -210,8 +217,8 @@ struct EvalReport {
         for miss in misses {
             var preview = TerminalText.escaped(miss.text)
             if preview.count > 100 { preview = String(preview.prefix(99)) + "…" }
-            out += "  \(miss.id)  expected \(Self.name(miss.expected))  got \(Self.name(miss.predicted))"
-                + "  [\(miss.rules.joined(separator: " "))]  \(preview)\n"
+            out += "  \(TerminalText.escaped(miss.id))  expected \(Self.name(miss.expected))  got \(Self.name(miss.predicted))"
+                + "  [\(TerminalText.escaped(miss.rules.joined(separator: " ")))]  \(preview)\n"
         }
         if !thresholds.isEmpty {
             out += "\nthresholds:\n"

@@ -30,11 +30,13 @@ public enum TerminalEscaping {
     }
 
     /// Control characters (C0, DEL, C1), bidi controls, line/paragraph separators, and the
-    /// invisible characters a prompt may hide in words (soft hyphen, zero-width characters, word
-    /// joiner, BOM) — the same set as the command line's `TerminalText`.
+    /// invisible characters a prompt may hide in words (soft hyphen, Mongolian vowel separator,
+    /// zero-width characters, word joiner, BOM, interlinear annotation marks, and the tag
+    /// characters U+E0000–E007F that can smuggle invisible ASCII) — the same set as the command
+    /// line's `TerminalText`.
     public static func isUnsafe(_ scalar: Unicode.Scalar) -> Bool {
         switch scalar.value {
-        case 0x00AD, 0x200B...0x200D, 0x2060...0x2064, 0xFEFF: true
+        case 0x00AD, 0x180E, 0x200B...0x200D, 0x2060...0x2064, 0xFEFF, 0xFFF9...0xFFFB, 0xE0000...0xE007F: true
         default: JSONText.needsEscape(scalar)
         }
     }

@@ -110,7 +110,8 @@ final class ChatSession: @unchecked Sendable {
         defer { interruptSource?.cancel() }
         let profile = settings.profile ?? gateway.classifier.defaultProfile
         console.print(
-            paint("safegate chat", "1") + " — \(profile.displayName(in: language)) (profile \(profile.name)). "
+            paint("safegate chat", "1") + " — \(TerminalText.escaped(profile.displayName(in: language))) "
+                + "(profile \(TerminalText.escaped(profile.name))). "
                 + "/help for commands, Ctrl-D to quit.")
         while true {
             if case .degraded = gateway.availability {
@@ -258,7 +259,7 @@ final class ChatSession: @unchecked Sendable {
             do {
                 let profile = try Profile.load(argument.isEmpty ? "general" : argument)
                 settings.profile = profile
-                console.print("profile: \(profile.name) — \(profile.displayName(in: language))")
+                console.print(TerminalText.escaped("profile: \(profile.name) — \(profile.displayName(in: language))"))
             } catch {
                 console.print("profile not changed: \(TerminalText.escaped(error.description))")
             }
@@ -282,7 +283,7 @@ final class ChatSession: @unchecked Sendable {
                 backend.setScript(script)
                 console.print("fake backend: next calls \(script.isEmpty ? "ok" : script.map(\.rawValue).joined(separator: ", ")), then ok")
             } catch {
-                console.print("script not changed: \(error)")
+                console.print("script not changed: \(TerminalText.escaped(error.description))")
             }
         case "/stats":
             stats()
@@ -306,7 +307,7 @@ final class ChatSession: @unchecked Sendable {
         let bytes = Array(turn.prompt.utf8)
         for match in turn.decision.matches {
             let span = String(decoding: bytes[match.originalRange], as: UTF8.self)
-            console.print("  match \(match.rule.id) (\(match.rule.label.rawValue)) on \(match.view.rawValue) at bytes "
+            console.print("  match \(TerminalText.escaped(match.rule.id)) (\(match.rule.label.rawValue)) on \(match.view.rawValue) at bytes "
                 + "\(match.originalRange.lowerBound)..<\(match.originalRange.upperBound): \"\(TerminalText.escaped(span))\"")
         }
         if turn.decision.matches.isEmpty { console.print("  no rule matched") }

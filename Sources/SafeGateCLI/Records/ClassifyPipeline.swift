@@ -21,10 +21,13 @@ final class ClassifyPipeline {
     let output: OutputBuffer
     let progress: Progress
     let batchSize: Int
+    /// A batch also ends once its prompts hold this many bytes, so long records (up to
+    /// `--max-record-bytes` each) cannot multiply memory by the batches in flight.
+    let batchBytes: Int
 
     init(
         classifier: SafetyClassifier, format: OutputFormat, jobs: Int, output: OutputBuffer, progress: Progress,
-        batchSize: Int = 256
+        batchSize: Int = 256, batchBytes: Int = 1 << 20
     ) {
         self.classifier = classifier
         self.format = format
@@ -32,6 +35,7 @@ final class ClassifyPipeline {
         self.output = output
         self.progress = progress
         self.batchSize = batchSize
+        self.batchBytes = batchBytes
     }
 
     /// What a batch comes back as: its text, ready to write, and its counts.
@@ -50,6 +54,12 @@ final class ClassifyPipeline {
                 let decision = session.classify(bytes: bytes)
                 result.decision = decision
                 summary.count(decision)
+                if decision.hadInvalidUTF8 {
+                    // Repaired (U+FFFD) and classified, and said so: a Latin-1 line in a UTF-8 file.
+                    let offset = firstInvalidUTF8(bytes).map { " at byte \($0 + 1)" } ?? ""
+                    result.warning = "\(record.source): invalid UTF-8\(offset) replaced with U+FFFD"
+                    summary.repaired += 1
+                }
                 if format == .table { result.preview = String(decoding: bytes, as: UTF8.self) }
             } else {
                 result.error = record.error ?? "unreadable record"
@@ -66,8 +76,10 @@ final class ClassifyPipeline {
         func nextBatch() -> [InputRecord]? {
             var batch: [InputRecord] = []
             batch.reserveCapacity(batchSize)
-            while batch.count < batchSize, !stop(), let record = stream.next() {
+            var bytes = 0
+            while batch.count < batchSize, bytes < batchBytes, !stop(), let record = stream.next() {
                 if let shard, !shard.contains(record.number) { continue }
+                bytes += record.text?.count ?? 0
                 batch.append(record)
             }
             return batch.isEmpty ? nil : batch
@@ -155,6 +167,8 @@ final class ClassifyPipeline {
 struct ClassifySummary: Sendable {
     var records = 0
     var errors = 0
+    /// Records whose invalid UTF-8 was replaced with U+FFFD (classified, and flagged).
+    var repaired = 0
     var byLabel: [SafetyClassification.Label: Int] = [:]
     var byType: [RefusalType: Int] = [:]
     var limitHits = 0
@@ -170,6 +184,7 @@ struct ClassifySummary: Sendable {
     mutating func add(_ other: ClassifySummary) {
         records += other.records
         errors += other.errors
+        repaired += other.repaired
         limitHits += other.limitHits
         for (label, count) in other.byLabel { byLabel[label, default: 0] += count }
         for (type, count) in other.byType { byType[type, default: 0] += count }
@@ -179,6 +194,7 @@ struct ClassifySummary: Sendable {
         let labels = SafetyClassification.Label.allCases.map { "\($0.rawValue) \(byLabel[$0] ?? 0)" }.joined(separator: " · ")
         let rate = seconds > 0 ? String(format: "%.0f", Double(records) / seconds) : "-"
         return "safegate classify: \(records) records in \(String(format: "%.2f", seconds)) s (\(rate)/s): \(labels) · errors \(errors)"
+            + (repaired > 0 ? " · invalid UTF-8 repaired \(repaired)" : "")
             + (limitHits > 0 ? " · limit hits \(limitHits)" : "") + (interrupted ? " · interrupted" : "")
     }
 
@@ -186,6 +202,7 @@ struct ClassifySummary: Sendable {
         var object = JSONText.Object()
         object["records"] = .int(records)
         object["errors"] = .int(errors)
+        object["repaired"] = .int(repaired)
         var labels = JSONText.Object()
         for label in SafetyClassification.Label.allCases { labels[label.rawValue] = .int(byLabel[label] ?? 0) }
         object["labels"] = .object(labels)

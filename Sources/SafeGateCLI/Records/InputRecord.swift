@@ -40,6 +40,9 @@ protocol RecordReader: AnyObject {
 /// Describes a position for messages.
 func location(_ file: String, _ line: Int) -> String { "\(file):\(line)" }
 
+/// The message for a record over `--max-record-bytes`.
+func tooLong(_ limit: Int) -> String { "record longer than \(limit) bytes (--max-record-bytes); skipped to the next line" }
+
 /// The byte offset of the first invalid UTF-8 sequence, or nil when the bytes are valid.
 func firstInvalidUTF8(_ bytes: [UInt8]) -> Int? {
     var iterator = bytes.makeIterator()
@@ -76,7 +79,7 @@ final class TextRecordReader: RecordReader {
         var record = InputRecord(number: number, source: location(file, line.number), id: String(number), text: line.bytes)
         if line.truncated {
             record.text = nil
-            record.error = "\(record.source): line longer than \(lines.maxLineBytes) bytes"
+            record.error = "\(record.source): \(tooLong(lines.maxLineBytes))"
         }
         return record
     }
@@ -103,7 +106,7 @@ final class JSONLRecordReader: RecordReader {
         let source = location(file, line.number)
         var record = InputRecord(number: number, source: source, id: String(number))
         if line.truncated {
-            record.error = "\(source): line longer than \(lines.maxLineBytes) bytes"
+            record.error = "\(source): \(tooLong(lines.maxLineBytes))"
             return record
         }
         if let offset = firstInvalidUTF8(line.bytes) {
@@ -159,6 +162,11 @@ final class JSONLRecordReader: RecordReader {
 }
 
 /// RFC 4180 CSV with a header row; quoted fields may hold commas, quotes ("") and newlines.
+///
+/// A record, quoted line breaks included, is bounded by `maxRecordBytes`: a longer one becomes an
+/// error and is skipped to its end without being kept. A quoted field still open at the end of
+/// the file becomes an error naming the line where the field started, and the lines after that
+/// line are read again, each as a record of its own, so a stray quote loses nothing else.
 final class CSVRecordReader: RecordReader {
     let lines: LineReader
     let file: String
@@ -170,13 +178,15 @@ final class CSVRecordReader: RecordReader {
     private var headerError: String?
     /// Fields of a quoted value may span several lines; bounded like a line.
     let maxRecordBytes: Int
+    /// Lines to read again after a quoted field that was never closed (last one first).
+    private var replay: [LineReader.Line] = []
 
-    init(lines: LineReader, file: String, textField: String, idField: String?, maxRecordBytes: Int = 16 << 20) {
+    init(lines: LineReader, file: String, textField: String, idField: String?, maxRecordBytes: Int? = nil) {
         self.lines = lines
         self.file = file
         self.textField = textField
         self.idField = idField
-        self.maxRecordBytes = maxRecordBytes
+        self.maxRecordBytes = maxRecordBytes ?? lines.maxLineBytes
     }
 
     var bytesRead: Int { lines.bytesRead }
@@ -188,15 +198,23 @@ final class CSVRecordReader: RecordReader {
 
     /// Reads one CSV record (possibly several lines).
     func readFields() -> Parsed? {
-        guard var line = lines.next() else { return nil }
+        let replayed = !replay.isEmpty
+        guard var line = replayed ? replay.popLast() : lines.next() else { return nil }
         let firstLine = line.number
         var fields: [[UInt8]] = []
         var field: [UInt8] = []
         var inQuotes = false
         var fieldStarted = false
+        // Where the open quoted field started; the lines after the first, to read again if it never closes.
+        var quoteLine = firstLine
+        var spanned: [LineReader.Line] = []
         var total = 0
+        // Past `maxRecordBytes`: the record is only scanned for its end, nothing is kept.
+        var discarding = false
         while true {
-            if line.truncated { return .error("line longer than \(lines.maxLineBytes) bytes", firstLine: firstLine) }
+            if line.truncated {
+                return .error(tooLong(lines.maxLineBytes) + (line.number == firstLine ? "" : " (line \(line.number))"), firstLine: firstLine)
+            }
             var i = 0
             let bytes = line.bytes
             while i < bytes.count {
@@ -204,38 +222,59 @@ final class CSVRecordReader: RecordReader {
                 if inQuotes {
                     if b == 0x22 {
                         if i + 1 < bytes.count && bytes[i + 1] == 0x22 {
-                            field.append(0x22)
+                            if !discarding { field.append(0x22) }
                             i += 2
                             continue
                         }
                         inQuotes = false
-                    } else {
+                    } else if !discarding {
                         field.append(b)
                     }
                 } else if b == 0x22 && !fieldStarted {
                     inQuotes = true
                     fieldStarted = true
+                    quoteLine = line.number
                 } else if b == 0x2C {
-                    fields.append(field)
+                    if !discarding { fields.append(field) }
                     field = []
                     fieldStarted = false
                 } else {
-                    field.append(b)
+                    if !discarding { field.append(b) }
                     fieldStarted = true
                 }
                 i += 1
             }
             total += bytes.count
             guard inQuotes else { break }
-            if total > maxRecordBytes {
-                return .error("quoted field longer than \(maxRecordBytes) bytes", firstLine: firstLine)
+            if replayed {
+                // A line read again stands alone: its quote must close on it.
+                return .error("a quoted field starting on this line is not closed on it", firstLine: quoteLine)
+            }
+            if !discarding && total > maxRecordBytes {
+                discarding = true
+                fields = []
+                field = []
+                spanned = []
             }
             // The quoted field goes on past the line break.
             guard let nextLine = lines.next() else {
-                return .error("a quoted field is not closed before the end of the file", firstLine: firstLine)
+                if discarding {
+                    return .error("a quoted field starting on this line is not closed before the end of the file, "
+                        + "and the rest of the file is longer than \(maxRecordBytes) bytes (--max-record-bytes)", firstLine: quoteLine)
+                }
+                // Lines before the one where the open field started belong to the same record.
+                replay = spanned.filter { $0.number > quoteLine }.reversed()
+                return .error("a quoted field starting on this line is not closed before the end of the file; "
+                    + "the lines after it are read as records of their own", firstLine: quoteLine)
             }
-            field.append(0x0A)
+            if !discarding {
+                field.append(0x0A)
+                spanned.append(nextLine)
+            }
             line = nextLine
+        }
+        if discarding {
+            return .error("record (lines \(firstLine)–\(line.number)) longer than \(maxRecordBytes) bytes (--max-record-bytes); skipped", firstLine: firstLine)
         }
         fields.append(field)
         return .fields(fields, firstLine: firstLine)
@@ -285,10 +324,7 @@ final class CSVRecordReader: RecordReader {
                 record.error = record.error ?? "\(source): no \"\(textField)\" column in this row (\(fields.count) fields)"
                 return record
             }
-            if let offset = firstInvalidUTF8(fields[textColumn]) {
-                record.error = record.error ?? "\(source): invalid UTF-8 at byte \(offset + 1) of field \"\(textField)\""
-                return record
-            }
+            // Invalid UTF-8 is repaired by the classifier (U+FFFD) and flagged on the output record.
             if record.error == nil { record.text = fields[textColumn] }
             return record
         }
