@@ -1,6 +1,18 @@
-/// The `folded` stage: NFKC, default-ignorables removed, case folded, never `i` + U+0307.
+/// The `folded` stage: NFKC, default-ignorables and non-whitespace controls removed, case folded,
+/// never `i` + U+0307.
 enum Folding {
     static let zeroWidthJoiner: UInt32 = 0x200D
+
+    /// C0 and C1 control characters other than whitespace (tab, LF, VT, FF, CR, NEL): invisible
+    /// on screen like the default-ignorables, so they are removed the same way — `k\0i\0l\0l` and
+    /// `k\u{1B}ill` read "kill". (NFKC_Casefold keeps them.)
+    @inline(__always)
+    static func isInvisibleControl(_ scalar: UInt32) -> Bool {
+        switch scalar {
+        case 0x00...0x08, 0x0E...0x1F, 0x7F...0x84, 0x86...0x9F: true
+        default: false
+        }
+    }
 
     /// Folds `raw`. `turkic` selects Turkic case folding (I → ı, İ → i).
     static func fold(_ raw: Units, turkic: Bool) throws(ICUError) -> Units {
@@ -17,6 +29,10 @@ enum Folding {
             let stop = raw.ends[end - 1]
 
             if end == i + 1 {
+                if isInvisibleControl(scalar) {
+                    i = end
+                    continue
+                }
                 if scalar < 0x80 {
                     appendASCII(scalar, turkic: turkic, start, stop, to: &out)
                     i = end
@@ -38,7 +54,9 @@ enum Folding {
             for k in i..<end where scalars[k] == zeroWidthJoiner && joinsEmoji(scalars, at: k) {
                 if segmentStart < k {
                     let segment = Array(scalars[segmentStart..<k])
-                    for s in try foldChunk(segment, turkic: turkic) { out.append(s, raw.starts[segmentStart], raw.ends[k - 1]) }
+                    for s in try foldChunk(segment, turkic: turkic) where !isInvisibleControl(s) {
+                        out.append(s, raw.starts[segmentStart], raw.ends[k - 1])
+                    }
                 }
                 out.append(zeroWidthJoiner, raw.starts[k], raw.ends[k])
                 segmentStart = k + 1
@@ -46,7 +64,7 @@ enum Folding {
             if segmentStart < end {
                 let segment = Array(scalars[segmentStart..<end])
                 let segmentFrom = segmentStart == i ? start : raw.starts[segmentStart]
-                for s in try foldChunk(segment, turkic: turkic) { out.append(s, segmentFrom, stop) }
+                for s in try foldChunk(segment, turkic: turkic) where !isInvisibleControl(s) { out.append(s, segmentFrom, stop) }
             }
             i = end
         }

@@ -59,9 +59,11 @@ public struct NormalizedText: Sendable {
         if deepest >= .folded {
             let folded: Units
             if isASCII {
-                if turkic && raw.scalars.contains(0x49) {
+                if (turkic && raw.scalars.contains(0x49)) || raw.scalars.contains(where: Folding.isInvisibleControl) {
                     var out = Units(reservingCapacity: raw.count)
-                    for i in 0..<raw.count { Folding.appendASCII(raw.scalars[i], turkic: true, raw.starts[i], raw.ends[i], to: &out) }
+                    for i in 0..<raw.count where !Folding.isInvisibleControl(raw.scalars[i]) {
+                        Folding.appendASCII(raw.scalars[i], turkic: turkic, raw.starts[i], raw.ends[i], to: &out)
+                    }
                     folded = out
                 } else {
                     folded = raw.asciiLowercased()

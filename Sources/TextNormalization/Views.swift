@@ -6,7 +6,7 @@ public import SafetyCore
 public enum ViewName: String, Sendable, Hashable, CaseIterable, Codable, Comparable {
     /// The text as received; invalid UTF-8 replaced with U+FFFD.
     case raw
-    /// NFKC, default-ignorable characters removed, case folded (Turkic rules for Turkish), never `i` + U+0307.
+    /// NFKC, default-ignorable and control characters (not whitespace) removed, case folded (Turkic rules for Turkish), never `i` + U+0307.
     case folded
     /// `folded` with look-alike letters from other scripts mapped to Latin, word by word.
     case skeleton
