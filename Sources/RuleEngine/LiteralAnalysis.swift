@@ -24,8 +24,10 @@ enum LiteralAnalysis {
         let info = node.info
         var sets = info.groups
         if let best = info.best { sets.append(best) }
+        let strongest = sets.map { ($0, score($0)) }.filter { $0.1 >= minimumLength }
+            .sorted { a, b in a.1 != b.1 ? a.1 > b.1 : a.0.count < b.0.count }.prefix(2 * maximumGroups)
         var groups: [(literals: [RequiredLiteral], score: Int)] = []
-        for set in sets {
+        for (set, _) in strongest {
             let literals = Self.literals(of: set)
             let score = literals.map(\.text.utf8.count).min() ?? 0
             guard score >= minimumLength, !groups.contains(where: { $0.literals == literals }) else { continue }
@@ -44,8 +46,10 @@ enum LiteralAnalysis {
             let run = longestRun(member)
             if !literals.contains(run) { literals.append(run) }
         }
-        // A literal found whenever another is found is redundant.
-        literals = literals.filter { literal in !literals.contains { $0 != literal && $0.isImplied(by: literal) } }
+        // A literal found whenever another is found is redundant (quadratic: only for modest sets).
+        if literals.count <= 64 {
+            literals = literals.filter { literal in !literals.contains { $0 != literal && $0.isImplied(by: literal) } }
+        }
         return literals.sorted()
     }
 
@@ -60,6 +64,9 @@ enum LiteralAnalysis {
         let node = parser.parseAlternation()
         return parser.atEnd ? node : nil
     }
+
+    /// Shorter literals are found in too many texts to be worth a group.
+    static let usefulLength = 3
 
     /// The separator standing for a character that is not an ASCII literal.
     static let separator: Character = "\u{0}"
@@ -142,9 +149,19 @@ struct RequiredLiteral: Hashable, Comparable, Sendable, CustomStringConvertible 
 
     /// Whether every occurrence that counts for `other` also counts for this literal.
     func isImplied(by other: RequiredLiteral) -> Bool {
-        if !wordStart && !wordEnd { return other.text.contains(text) }
-        if wordStart && other.wordStart && !wordEnd { return other.text.hasPrefix(text) }
-        if wordEnd && other.wordEnd && !wordStart { return other.text.hasSuffix(text) }
+        let mine = text.utf8, theirs = other.text.utf8
+        guard mine.count <= theirs.count else { return false }
+        if !wordStart && !wordEnd {
+            // Byte search: String.contains goes through grapheme machinery, and lint-sized sets
+            // make this quadratic loop hot at load time.
+            let first = theirs.startIndex
+            for offset in 0...(theirs.count - mine.count) {
+                if theirs[theirs.index(first, offsetBy: offset)...].starts(with: mine) { return true }
+            }
+            return false
+        }
+        if wordStart && other.wordStart && !wordEnd { return theirs.starts(with: mine) }
+        if wordEnd && other.wordEnd && !wordStart { return theirs.reversed().starts(with: mine.reversed()) }
         return text == other.text && (!wordStart || other.wordStart) && (!wordEnd || other.wordEnd)
     }
 
@@ -225,9 +242,12 @@ indirect enum PatternNode {
                 }
             }
             candidates.append(run)
-            let scored = candidates.filter { !$0.contains("") }.map { ($0, LiteralAnalysis.score($0)) }.filter { $0.1 > 0 }
-            let required = scored.max { a, b in a.1 != b.1 ? a.1 < b.1 : a.0.count > b.0.count }?.0
-            return LiteralInfo(exact: allExact ? run : nil, required: required, groups: scored.map(\.0))
+            // The strongest few, strongest first (longer shortest literal, then fewer members).
+            let scored = candidates.filter { !$0.contains("") }.map { ($0, LiteralAnalysis.score($0)) }
+                .filter { $0.1 > 0 }
+                .sorted { a, b in a.1 != b.1 ? a.1 > b.1 : a.0.count < b.0.count }
+            let groups = scored.filter { $0.1 >= LiteralAnalysis.usefulLength }.prefix(LiteralInfo.groupCap).map(\.0)
+            return LiteralInfo(exact: allExact ? run : nil, required: scored.first?.0, groups: Array(groups))
         case .repetition(let node, let min, let max):
             let info = node.info
             if min == 0 {
@@ -255,6 +275,8 @@ indirect enum PatternNode {
 struct LiteralInfo {
     /// Largest set tracked.
     static let cap = 32
+    /// Most groups kept per node.
+    static let groupCap = 4
     /// Every string the node can match, when few enough.
     var exact: Set<String>?
     /// Strings of which every match contains one (the strongest such set known).
