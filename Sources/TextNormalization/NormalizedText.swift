@@ -82,7 +82,7 @@ public struct NormalizedText: Sendable {
                     let ascii = skeletonIsASCII ? skeleton : ASCIIFolding.map(skeleton)
                     keep(.ascii, ascii, unchanged: skeletonIsASCII)
                     if deepest >= .squashed {
-                        let squashed = Squashing.map(ascii)
+                        let squashed = Squashing.map(ascii, original: bytes)
                         squashedScore = LanguageGuess.score(squashed ?? ascii)
                         keep(.squashed, squashed ?? ascii, unchanged: squashed == nil)
                     }

@@ -106,12 +106,51 @@ enum Squashing {
     }
 
     /// The squashed units, or `nil` when squashing would change nothing (the usual case).
-    static func map(_ ascii: Units) -> Units? {
-        guard needsWork(ascii) else { return nil }
+    ///
+    /// Control characters that folding removed (`hello\0kill`) first become spaces here: the
+    /// ascii view reads a control inside a word as nothing (`k\u{1B}ill` → "kill"), this view reads
+    /// it as a separator (`hello\0kill` → "hello kill"; `k\0i\0l\0l` → "k i l l" → "kill").
+    static func map(_ ascii: Units, original: [UInt8]) -> Units? {
+        let separated = separatingRemovedControls(ascii, original: original)
+        let input = separated ?? ascii
+        guard needsWork(input) else { return separated }
         // Each pass shortens the text or removes leet symbols, so this ends; in practice at once.
-        var current = pass(ascii)
+        var current = pass(input)
         while needsWork(current) { current = pass(current) }
         return current
+    }
+
+    /// `units` with a space wherever the original bytes between two units hold a C0/C1 control
+    /// that folding removed; nil when there is none.
+    static func separatingRemovedControls(_ units: Units, original: [UInt8]) -> Units? {
+        func gapHoldsControl(_ from: Int, _ to: Int) -> Bool {
+            var k = from
+            while k < to {
+                let byte = original[k]
+                if byte < 0x80 {
+                    if Folding.isInvisibleControl(UInt32(byte)) { return true }
+                } else if byte == 0xC2, k + 1 < to, Folding.isInvisibleControl(UInt32(original[k + 1])) {
+                    return true  // U+0080–U+009F
+                }
+                k += 1
+            }
+            return false
+        }
+        var out: Units?
+        for i in 0..<units.count {
+            if i > 0, units.scalars[i - 1] != 0x20, units.scalars[i] != 0x20 {
+                let from = Int(units.ends[i - 1]), to = Int(units.starts[i])
+                if from < to, to <= original.count, gapHoldsControl(from, to) {
+                    if out == nil {
+                        out = Units(reservingCapacity: units.count + 4)
+                        out!.append(contentsOf: units, 0..<i)
+                    }
+                    out!.append(0x20, UInt32(from), UInt32(to))
+                }
+            }
+            out?.append(units.scalars[i], units.starts[i], units.ends[i])
+        }
+        return out
     }
 
     @inline(__always)
