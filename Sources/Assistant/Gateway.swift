@@ -52,6 +52,17 @@ public final class Gateway: Sendable {
         let region = resolver.region(flag: settings.region, locale: settings.locale, environment: settings.environmentLocale)
         var turn = Turn(prompt: prompt, decision: decision, language: language, region: region)
 
+        // Fail closed (DEVELOPERS.md "Fail-safe policy"): a prompt whose label could be too mild —
+        // too long to classify whole, or a rule that could have flagged it stopped at a limit — is
+        // neither forwarded nor answered with a redirect; the user is told how to get it checked.
+        if decision.failedClosed {
+            let reason: GatewayError.UncheckedReason =
+                decision.truncation.map { .tooLong(bytes: $0.totalBytes, limit: $0.limit) } ?? .searchLimit
+            turn.error = GatewayError(.unchecked(reason), underlying: UncheckedPrompt(reason: decision.incompleteReason))
+                .in(settings.errorContext)
+            return turn
+        }
+
         let identity = AssistantIdentity(displayName: profile.displayName(in: language), helpsWith: profile.helpsWith)
         if let reply = refusals.reply(to: decision.classification, language: language, region: region, assistant: identity) {
             turn.reply = reply.text
@@ -101,6 +112,13 @@ public final class Gateway: Sendable {
 
     /// Whether the language model can be reached (the REPL's status line).
     public var availability: Availability { caller.availability }
+}
+
+/// Why a prompt failed closed, kept as the `unchecked` error's underlying error for the log.
+public struct UncheckedPrompt: Error, Sendable, CustomStringConvertible {
+    /// `Decision.incompleteReason`.
+    public var reason: String?
+    public var description: String { reason ?? "the classification is incomplete" }
 }
 
 /// Per-turn settings: who the assistant is, and the user's locale and region flags.

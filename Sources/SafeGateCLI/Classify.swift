@@ -12,6 +12,8 @@ struct ClassifierOptions: ParsableArguments {
     @Option(help: "Assistant profile: general, calendar, or a profile file.")
     var profile = "general"
 
+    @OptionGroup var policy: PolicyOptions
+
     /// Loads rules and profile; configuration problems become exit 78 with file and line.
     func makeClassifier() throws -> SafetyClassifier {
         let ruleSet: CompiledRuleSet
@@ -28,8 +30,51 @@ struct ClassifierOptions: ParsableArguments {
             Console.current.printError(error.description)
             throw ExitStatus.configuration
         }
-        return SafetyClassifier(rules: ruleSet, profile: loaded)
+        return SafetyClassifier(rules: ruleSet, profile: loaded, policy: policy.policy)
     }
+}
+
+/// The fail-safe flags (DEVELOPERS.md "Fail-safe policy"): the prompt size bound and fail closed
+/// or open.
+struct PolicyOptions: ParsableArguments {
+    @Option(help: ArgumentHelp(
+        "Longest prompt classified whole, in bytes (K, M suffixes: KiB, MiB; at least 2). A longer prompt is classified on its first and last N/2 bytes, and the output says so.",
+        valueName: "N"))
+    var maxPromptBytes = PromptBytes(ClassificationPolicy.defaultMaxPromptBytes)
+
+    @Flag(help: "When a prompt cannot be classified in full (over --max-prompt-bytes, or a rule stopped at a match limit) and the label found is safe or offTopic, use that label, marked incomplete. Default: fail closed (classify: an error record and exit 65; respond/chat: the prompt is not sent to the model).")
+    var failOpen = false
+
+    func validate() throws {
+        guard maxPromptBytes.bytes >= 2 else {
+            throw ValidationError(
+                "--max-prompt-bytes must be at least 2 (one byte for the head window, one for the tail), got \(maxPromptBytes.bytes)")
+        }
+    }
+
+    var policy: ClassificationPolicy {
+        ClassificationPolicy(maxPromptBytes: maxPromptBytes.bytes, failure: failOpen ? .failOpen : .failClosed)
+    }
+}
+
+/// `--max-prompt-bytes`: a `ByteCount` that also parses 0, so that validation can say why it is too small.
+struct PromptBytes: ExpressibleByArgument, Sendable, CustomStringConvertible {
+    var bytes: Int
+
+    init(_ bytes: Int) { self.bytes = bytes }
+
+    init?(argument: String) {
+        if argument.allSatisfy({ $0 == "0" }), !argument.isEmpty {
+            bytes = 0
+        } else if let count = ByteCount(argument: argument) {
+            bytes = count.bytes
+        } else {
+            return nil
+        }
+    }
+
+    var description: String { ByteCount(bytes).description }
+    var defaultValueDescription: String { description }
 }
 
 extension SafeGate {
@@ -116,6 +161,11 @@ extension SafeGate {
             if summary.errors > 0 {
                 console.printError("safegate classify: \(summary.errors) of \(summary.records) records could not be classified")
             }
+            if summary.failedClosed > 0 {
+                console.printError(
+                    "safegate classify: \(summary.failedClosed) of them were not classified in full and failed closed "
+                        + "(--max-prompt-bytes raises the size bound; --fail-open labels them, marked incomplete)")
+            }
             // A file that could not be opened or read outweighs malformed records (66 before 65).
             if !inputs.failures.isEmpty || !stream.readErrors.isEmpty {
                 let count = inputs.failures.count + stream.readErrors.count
@@ -192,6 +242,8 @@ struct OutputRecord {
     /// Something the record's reader repaired (invalid UTF-8); the record was still classified.
     var warning: String?
     var preview: String?
+    /// A record that failed closed keeps its truncation here (its decision is withheld).
+    var truncation: Truncation?
 
     func formatted(_ format: OutputFormat) -> String {
         switch format {
@@ -212,12 +264,32 @@ struct OutputRecord {
             if !decision.limitHits.isEmpty {
                 object["limit_hits"] = .array(decision.limitHits.map { .string($0.description) })
             }
+            if let truncation = decision.truncation { object["truncated"] = Self.json(truncation) }
+            if !decision.isComplete { object["incomplete"] = .bool(true) }
             if let warning { object["warning"] = .string(warning) }
         } else {
             object["label"] = .null
             object["error"] = .string(error ?? "unreadable record")
+            if let truncation { object["truncated"] = Self.json(truncation) }
         }
         return object.text + "\n"
+    }
+
+    /// `{"total_bytes": N, "classified_bytes": M}`.
+    static func json(_ truncation: Truncation) -> JSONText.Value {
+        var object = JSONText.Object()
+        object["total_bytes"] = .int(truncation.totalBytes)
+        object["classified_bytes"] = .int(truncation.classifiedBytes)
+        return .object(object)
+    }
+
+    /// What the table and CSV say about a labelled record that was not classified in full.
+    static func incompleteNote(_ decision: Decision) -> String? {
+        guard !decision.isComplete else { return nil }
+        if let truncation = decision.truncation {
+            return "incomplete: classified \(truncation.classifiedBytes) of \(truncation.totalBytes) bytes (head and tail)"
+        }
+        return "incomplete: " + (decision.incompleteReason ?? "a search stopped early")
     }
 
     var csvLine: String {
@@ -225,7 +297,8 @@ struct OutputRecord {
         if let decision {
             fields = [
                 id, decision.classification.label.rawValue, decision.classification.type?.rawValue ?? "",
-                decision.language.rawValue, decision.decidingRuleIDs.joined(separator: " "), "",
+                decision.language.rawValue, decision.decidingRuleIDs.joined(separator: " "),
+                Self.incompleteNote(decision) ?? "",
             ]
         } else {
             fields = [id, "", "", "", "", error ?? "unreadable record"]
@@ -260,6 +333,7 @@ enum TableRow {
         var preview = TerminalText.escaped(record.preview ?? "")
         if preview.count > 60 { preview = String(preview.prefix(59)) + "…" }
         if record.warning != nil { preview = "(invalid UTF-8 replaced) " + preview }
+        if let note = OutputRecord.incompleteNote(decision) { preview = "(\(TerminalText.escaped(note))) " + preview }
         return pad(id, 8) + pad(decision.classification.label.rawValue, 11)
             + pad(decision.classification.type?.rawValue ?? "-", 15) + pad(decision.language.rawValue, 5) + preview + "\n"
     }

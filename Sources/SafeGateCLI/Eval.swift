@@ -88,6 +88,7 @@ extension SafeGate {
             var profiles: [String: Profile] = [:]
             var evaluation = Evaluation()
             var problems: [String] = []
+            var incomplete: [EvalReport.Incomplete] = []
             while let record = stream.next() {
                 guard let text = record.text else {
                     problems.append(record.error ?? "\(record.source): unreadable")
@@ -120,17 +121,37 @@ extension SafeGate {
                 }
                 let language = (record.fields["lang"] as? String).flatMap(Language.init(rawValue:))
                 let decision = session.classify(bytes: text, profile: profile)
+                if !decision.isComplete {
+                    incomplete.append(
+                        EvalReport.Incomplete(
+                            id: record.id, language: language ?? decision.language, expected: expected,
+                            predicted: decision.classification, failedClosed: decision.failedClosed,
+                            reason: decision.incompleteReason ?? "a search stopped early"))
+                }
+                // Failed closed: the label found could be too mild, so the record has none (as in
+                // `classify`); it is listed, kept out of the figures, and fails the run (65).
+                if decision.failedClosed { continue }
                 evaluation.add(
                     id: record.id, language: language ?? decision.language, expected: expected,
                     predicted: decision.classification, rules: decision.decidingRuleIDs,
                     text: String(decoding: text, as: UTF8.self), tags: (record.fields["tags"] as? [String]) ?? [])
             }
-            let report = EvalReport(evaluation: evaluation, thresholds: thresholds, problems: problems)
+            let report = EvalReport(
+                evaluation: evaluation, thresholds: thresholds, problems: problems, incomplete: incomplete)
             console.writeOut(format == .json ? report.json + "\n" : report.text)
             for message in stream.readErrors { console.printError("safegate eval: \(message)") }
             if !stream.readErrors.isEmpty { throw ExitStatus.cannotOpen }
-            if !problems.isEmpty {
+            let failedClosed = incomplete.filter(\.failedClosed)
+            for record in failedClosed {
+                console.printError(
+                    "safegate eval: " + TerminalText.escaped("\(record.id): not classified in full, failed closed: \(record.reason)"))
+            }
+            if !problems.isEmpty || !failedClosed.isEmpty {
                 for problem in problems { console.printError("safegate eval: " + TerminalText.escaped(problem)) }
+                if !failedClosed.isEmpty {
+                    console.printError(
+                        "safegate eval: \(failedClosed.count) record\(failedClosed.count == 1 ? "" : "s") failed closed and are not in the figures (--fail-open counts their labels, marked incomplete)")
+                }
                 throw ExitStatus.malformedInput
             }
             if !report.passed { throw ExitStatus.thresholdFailed }
@@ -143,6 +164,19 @@ struct EvalReport {
     let evaluation: Evaluation
     let thresholds: [EvaluationThreshold]
     let problems: [String]
+    /// Records not classified in full (truncated, or a search stopped early).
+    var incomplete: [Incomplete] = []
+
+    /// A record not classified in full: with fail closed and a label that could be too mild it
+    /// has no label and is not in the figures; otherwise its label counts and it is listed.
+    struct Incomplete {
+        var id: String
+        var language: Language
+        var expected: SafetyClassification
+        var predicted: SafetyClassification
+        var failedClosed: Bool
+        var reason: String
+    }
 
     struct Check {
         var slice: String
@@ -219,6 +253,15 @@ struct EvalReport {
             if preview.count > 100 { preview = String(preview.prefix(99)) + "…" }
             out += "  \(TerminalText.escaped(miss.id))  expected \(Self.name(miss.expected))  got \(Self.name(miss.predicted))"
                 + "  [\(TerminalText.escaped(miss.rules.joined(separator: " ")))]  \(preview)\n"
+        }
+        if !incomplete.isEmpty {
+            let closed = incomplete.count(where: \.failedClosed)
+            out += "\nnot classified in full: \(incomplete.count) (failed closed, not in the figures: \(closed))\n"
+            for record in incomplete {
+                out += "  \(TerminalText.escaped(record.id))  expected \(Self.name(record.expected))  "
+                    + (record.failedClosed ? "failed closed (found \(Self.name(record.predicted)))" : "got \(Self.name(record.predicted)), incomplete")
+                    + "  \(TerminalText.escaped(record.reason))\n"
+            }
         }
         if !thresholds.isEmpty {
             out += "\nthresholds:\n"
@@ -303,6 +346,20 @@ struct EvalReport {
                 return .object(entry)
             })
         root["problems"] = .array(problems.map { .string($0) })
+        root["incomplete"] = .int(incomplete.count)
+        root["failed_closed"] = .int(incomplete.count(where: \.failedClosed))
+        root["incomplete_records"] = .array(
+            incomplete.map { record in
+                var entry = JSONText.Object()
+                entry["id"] = .string(record.id)
+                entry["lang"] = .string(record.language.rawValue)
+                entry["expected"] = .string(record.expected.label.rawValue)
+                entry["predicted"] = .string(record.predicted.label.rawValue)
+                entry["predicted_type"] = .optional(record.predicted.type?.rawValue)
+                entry["failed_closed"] = .bool(record.failedClosed)
+                entry["reason"] = .string(record.reason)
+                return .object(entry)
+            })
         root["passed"] = .bool(passed)
         return root.text
     }

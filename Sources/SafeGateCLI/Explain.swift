@@ -2,6 +2,7 @@ import ArgumentParser
 import SafetyCore
 import Foundation
 import RuleEngine
+import SafetyClassifier
 import TextNormalization
 
 extension SafeGate {
@@ -17,18 +18,22 @@ extension SafeGate {
         var json = false
 
         @OptionGroup var rules: RuleSetOptions
+        @OptionGroup var policy: PolicyOptions
 
         func run() async throws {
             let console = Console.current
             let ruleSet = try rules.load()
             let normalized = NormalizedText(text)
-            let result = ruleSet.makeMatcher().match(normalized)
+            // Every rule's evidence, through the classifier so the size bound and policy apply:
+            // over --max-prompt-bytes the matches come from the head and tail windows.
+            let classifier = SafetyClassifier(rules: ruleSet, policy: policy.policy)
+            let result = classifier.makeSession().classify(text, evidence: .all)
             if json {
                 var views = JSONText.Object()
                 for view in normalized.builtViews { views[view.name.rawValue] = .string(view.text) }
                 var object = JSONText.Object()
-                object["label"] = .null
-                object["type"] = .null
+                object["label"] = result.failedClosed ? .null : .string(result.classification.label.rawValue)
+                object["type"] = result.failedClosed ? .null : .optional(result.classification.type?.rawValue)
                 object["lang"] = .string(normalized.language.rawValue)
                 object["views"] = .object(views)
                 object["matches"] = .array(
@@ -48,6 +53,10 @@ extension SafeGate {
                         entry["reason"] = .string(hit.reason.rawValue)
                         return .object(entry)
                     })
+                if let truncation = result.truncation { object["truncated"] = OutputRecord.json(truncation) }
+                if !result.isComplete { object["incomplete"] = .bool(true) }
+                if let reason = result.incompleteReason { object["incomplete_reason"] = .string(reason) }
+                object["failed_closed"] = .bool(result.failedClosed)
                 console.print(object.text)
                 return
             }
@@ -70,6 +79,21 @@ extension SafeGate {
             }
             for hit in result.limitHits {
                 console.print(TerminalText.escaped("limit hit: \(hit)"))
+            }
+            if let truncation = result.truncation {
+                let windows = truncation.classified.map { "\($0.lowerBound)..<\($0.upperBound)" }.joined(separator: " and ")
+                console.print(
+                    "truncated: \(truncation.totalBytes) bytes, over --max-prompt-bytes \(truncation.limit): "
+                        + "classified bytes \(windows) (\(truncation.classifiedBytes) bytes)")
+            }
+            if let reason = result.incompleteReason {
+                console.print(TerminalText.escaped("incomplete: \(reason)"))
+            }
+            let label = EvalReport.name(result.classification)
+            if result.failedClosed {
+                console.print("label:    none — failed closed: the label found (\(label)) could be too mild (--fail-open shows it)")
+            } else {
+                console.print("label:    \(label)\(result.isComplete ? "" : " (incomplete)")")
             }
         }
     }

@@ -11,7 +11,10 @@ extension SafeGate {
             abstract: "Answer one prompt through the whole gateway: refusal, crisis message or the model's answer.",
             discussion: """
                 Exit status: 0 with a reply; 69 when the language model could not answer (the error \
-                card says why and what to do); 64, 65, 70, 78 as in CONTRACT.md.
+                card says why and what to do); 65 when the prompt could not be checked in full and \
+                was not sent (error code `unchecked`: over --max-prompt-bytes, or a rule stopped at a \
+                match limit; --fail-open sends it); 64, 70, 78 as in CONTRACT.md (78: the rule set \
+                does not load, and nothing is answered).
                 """)
 
         @Argument(help: "The prompt.")
@@ -45,8 +48,10 @@ extension SafeGate {
 
             if json {
                 var object = JSONText.Object()
-                object["label"] = .string(turn.decision.classification.label.rawValue)
-                object["type"] = .optional(turn.decision.classification.type?.rawValue)
+                // A prompt that failed closed has no label (as in `classify`): the one found could be too mild.
+                let decision = turn.decision
+                object["label"] = decision.failedClosed ? .null : .string(decision.classification.label.rawValue)
+                object["type"] = decision.failedClosed ? .null : .optional(decision.classification.type?.rawValue)
                 object["lang"] = .string(turn.language.rawValue)
                 object["reply"] = .optional(turn.reply)
                 object["resources"] = turn.offlineReply?.resourcesJSON ?? .array([])
@@ -62,6 +67,8 @@ extension SafeGate {
                     object["error"] = .null
                 }
                 object["rules"] = .array(turn.decision.decidingRuleIDs.map { .string($0) })
+                if let truncation = decision.truncation { object["truncated"] = OutputRecord.json(truncation) }
+                if !decision.isComplete { object["incomplete"] = .bool(true) }
                 console.print(object.text)
             } else if let reply = turn.reply {
                 console.print(TerminalText.escapedKeepingLines(reply))

@@ -31,7 +31,7 @@ enum Fixtures {
         .backendFailed, .invalidInput(reason: "the text is not valid UTF-8"),
         .configuration(file: "catalogs/tr.yaml", line: 12, reason: "the key violense is unknown"),
         .configuration(file: "profiles/calendar.yaml", line: nil, reason: "the file is empty"),
-        .unsafeOutput, .internal,
+        .unsafeOutput, .unchecked(.tooLong(bytes: 300_000, limit: 262_144)), .unchecked(.searchLimit), .internal,
     ]
 }
 

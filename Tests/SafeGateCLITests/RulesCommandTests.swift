@@ -171,7 +171,7 @@ import Testing
             "en.violence.kill-person squashed \(7 + shift) \(18 + shift)",
             "en.test.kill-word squashed \(7 + shift) \(14 + shift)",
         ])
-        #expect(object["label"] is NSNull)
+        #expect(object["label"] as? String == "harmful")
         #expect((object["limit_hits"] as? [Any])?.isEmpty == true)
 
         let text = await runCLI(["explain", prefix + "please k.i.l.l him", "--rules", Self.fixtures + "/valid"])

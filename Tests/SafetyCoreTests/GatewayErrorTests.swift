@@ -23,7 +23,7 @@ struct GatewayErrorTests {
     static let everyKind: [GatewayError.Kind] = [
         .aiUnavailable, .timeout, .rateLimited(retryAfter: nil), .backendFailed,
         .invalidInput(reason: "empty"), .configuration(file: "catalogs/en.yaml", line: 3, reason: "bad"),
-        .unsafeOutput, .internal,
+        .unsafeOutput, .unchecked(.searchLimit), .internal,
     ]
 
     @Test func codesAreStableAndDistinct() {

@@ -36,6 +36,9 @@ struct CatalogKey: Hashable, Sendable, CustomStringConvertible {
         context == .general ? errorMessage(code) : CatalogKey("errors.\(code).\(context.rawValue)")
     }
     static let rateLimitedRetryAfter = CatalogKey("errors.rateLimited.retryAfter")
+    /// The way out of an `unchecked` error: shorten the message, or rephrase it.
+    static let uncheckedTooLong = CatalogKey("errors.unchecked.tooLong")
+    static let uncheckedSearchLimit = CatalogKey("errors.unchecked.searchLimit")
 
     static func recoveryLabel(_ name: String) -> CatalogKey { CatalogKey("recovery.\(name).label") }
     static func recoveryKey(_ name: String) -> CatalogKey { CatalogKey("recovery.\(name).key") }
@@ -96,6 +99,7 @@ struct CatalogSchema: Sendable {
                 switch code {
                 case "invalidInput": ["reason"]
                 case "configuration": ["location", "reason"]
+                case "unchecked": ["advice"]
                 default: []
                 }
             add(.errorTitle(code))
@@ -105,6 +109,8 @@ struct CatalogSchema: Sendable {
             }
         }
         add(.rateLimitedRetryAfter, ["seconds"])
+        add(.uncheckedTooLong, ["limit"])
+        add(.uncheckedSearchLimit)
 
         for name in RecoveryAction.allNames {
             add(.recoveryLabel(name), name == "openSettings" ? ["path"] : [])

@@ -18,6 +18,10 @@ extension RefusalGenerator {
         case .configuration(let file, let line, let reason):
             values["location"] = line.map { catalog.text(.uiFileLine, ["file": file, "line": String($0)]) } ?? file
             values["reason"] = reason
+        case .unchecked(.tooLong(_, let limit)):
+            values["advice"] = catalog.text(.uncheckedTooLong, ["limit": Self.byteSize(limit)])
+        case .unchecked(.searchLimit):
+            values["advice"] = catalog.text(.uncheckedSearchLimit)
         default:
             break
         }
@@ -45,6 +49,16 @@ extension RefusalGenerator {
             error.recoveryOptions.isEmpty ? error.suggestedActions.map { RecoveryOption($0) } : error.recoveryOptions
         if !options.contains(where: { $0.action == .dismiss }) { options.append(.dismiss) }
         return options
+    }
+
+    /// A byte count as people read it: `256 KB`, `1 MB`, `1.5 KB`, `40 B` (binary units; the
+    /// same symbols in every catalog language).
+    static func byteSize(_ bytes: Int) -> String {
+        for (unit, size) in [("MB", 1 << 20), ("KB", 1 << 10)] where bytes >= size {
+            let tenths = (bytes * 10 + size / 2) / size
+            return tenths % 10 == 0 ? "\(tenths / 10) \(unit)" : "\(tenths / 10).\(tenths % 10) \(unit)"
+        }
+        return "\(bytes) B"
     }
 
     /// `duration` rounded up to whole seconds, at least 1.

@@ -27,6 +27,12 @@ extension SafeGate {
         func run() async throws {
             let console = Console.current
             let classifier = try classifierOptions.makeClassifier()
+            // Patterns are JIT-compiled at first use; compile them all in the background now, so
+            // the first messages do not pay for it while the user types.
+            let prepare = Thread { classifier.rules.prepareAll() }
+            prepare.name = "safegate.prepare-rules"
+            prepare.qualityOfService = .utility
+            prepare.start()
             let status = StatusLine(console: console)
             let (gateway, backend) = try GatewayFactory.make(
                 classifier: classifier, fake: fakeOptions, turn: turnOptions, console: console,
@@ -311,6 +317,8 @@ final class ChatSession: @unchecked Sendable {
                 + "\(match.originalRange.lowerBound)..<\(match.originalRange.upperBound): \"\(TerminalText.escaped(span))\"")
         }
         if turn.decision.matches.isEmpty { console.print("  no rule matched") }
+        // With --fail-open a prompt not classified in full still gets its label: say so.
+        if let reason = turn.decision.incompleteReason { console.print(TerminalText.escaped("  incomplete: \(reason)")) }
     }
 
     func stats() {

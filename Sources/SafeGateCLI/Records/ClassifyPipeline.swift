@@ -52,6 +52,21 @@ final class ClassifyPipeline {
             var result = OutputRecord(id: record.id)
             if let bytes = record.text {
                 let decision = session.classify(bytes: bytes)
+                if decision.failedClosed {
+                    // Fail closed: a label that could be too mild is not reported as one (CONTRACT:
+                    // a record that could not be classified is an error record, exit 65).
+                    let label = decision.classification.label.rawValue
+                    result.error =
+                        "\(record.source): not classified in full: \(decision.incompleteReason ?? "a search stopped early"); "
+                        + "the label found (\(label)) could be too mild, so the record fails closed "
+                        + "(--fail-open reports that label, marked incomplete)"
+                    result.truncation = decision.truncation
+                    summary.errors += 1
+                    summary.failedClosed += 1
+                    summary.records += 1
+                    text += result.formatted(format)
+                    continue
+                }
                 result.decision = decision
                 summary.count(decision)
                 if decision.hadInvalidUTF8 {
@@ -172,6 +187,10 @@ struct ClassifySummary: Sendable {
     var byLabel: [SafetyClassification.Label: Int] = [:]
     var byType: [RefusalType: Int] = [:]
     var limitHits = 0
+    /// Records not classified in full whose label could be too mild: error records (fail closed).
+    var failedClosed = 0
+    /// Records labelled although not classified in full (truncated or a search stopped early).
+    var incomplete = 0
     var seconds = 0.0
     var interrupted = false
 
@@ -179,6 +198,7 @@ struct ClassifySummary: Sendable {
         byLabel[decision.classification.label, default: 0] += 1
         if let type = decision.classification.type { byType[type, default: 0] += 1 }
         if !decision.limitHits.isEmpty { limitHits += 1 }
+        if !decision.isComplete { incomplete += 1 }
     }
 
     mutating func add(_ other: ClassifySummary) {
@@ -186,6 +206,8 @@ struct ClassifySummary: Sendable {
         errors += other.errors
         repaired += other.repaired
         limitHits += other.limitHits
+        failedClosed += other.failedClosed
+        incomplete += other.incomplete
         for (label, count) in other.byLabel { byLabel[label, default: 0] += count }
         for (type, count) in other.byType { byType[type, default: 0] += count }
     }
@@ -195,7 +217,9 @@ struct ClassifySummary: Sendable {
         let rate = seconds > 0 ? String(format: "%.0f", Double(records) / seconds) : "-"
         return "safegate classify: \(records) records in \(String(format: "%.2f", seconds)) s (\(rate)/s): \(labels) · errors \(errors)"
             + (repaired > 0 ? " · invalid UTF-8 repaired \(repaired)" : "")
-            + (limitHits > 0 ? " · limit hits \(limitHits)" : "") + (interrupted ? " · interrupted" : "")
+            + (limitHits > 0 ? " · limit hits \(limitHits)" : "")
+            + (failedClosed > 0 ? " · not classified in full (failed closed) \(failedClosed)" : "")
+            + (incomplete > 0 ? " · labelled incomplete \(incomplete)" : "") + (interrupted ? " · interrupted" : "")
     }
 
     var json: String {
@@ -210,6 +234,8 @@ struct ClassifySummary: Sendable {
         for type in RefusalType.allCases { types[type.rawValue] = .int(byType[type] ?? 0) }
         object["types"] = .object(types)
         object["limit_hits"] = .int(limitHits)
+        object["failed_closed"] = .int(failedClosed)
+        object["incomplete"] = .int(incomplete)
         object["seconds"] = .double(seconds)
         object["records_per_second"] = seconds > 0 ? .double(Double(records) / seconds) : .null
         object["interrupted"] = .bool(interrupted)

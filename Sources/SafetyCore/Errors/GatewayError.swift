@@ -34,8 +34,20 @@ public struct GatewayError: Error, Sendable {
         case configuration(file: String, line: Int?, reason: String)
         /// The backend's reply failed the output safety check and was withheld.
         case unsafeOutput
+        /// The message could not be checked in full and the policy fails closed, so it was not
+        /// sent to the language model (`ClassificationPolicy`, DEVELOPERS.md "Fail-safe policy").
+        case unchecked(UncheckedReason)
         /// A bug in safegate.
         case `internal`
+    }
+
+    /// Why a message could not be checked in full; it decides the way out the user is offered.
+    public enum UncheckedReason: Sendable, Hashable {
+        /// The message is `bytes` long, over the `limit` classified whole: only its head and tail
+        /// were checked. Shortening it helps.
+        case tooLong(bytes: Int, limit: Int)
+        /// A rule that could have flagged the message stopped at a match limit. Rephrasing helps.
+        case searchLimit
     }
 
     /// What went wrong.
@@ -93,6 +105,11 @@ extension GatewayError {
         GatewayError(.configuration(file: file, line: line, reason: reason))
     }
 
+    /// The message could not be checked in full, for `reason`, and was not forwarded.
+    public static func unchecked(_ reason: UncheckedReason) -> GatewayError {
+        GatewayError(.unchecked(reason))
+    }
+
     /// A bug in safegate, keeping `underlying` for the log.
     public static func `internal`(underlying: (any Error)?) -> GatewayError {
         GatewayError(.internal, underlying: underlying)
@@ -112,6 +129,7 @@ extension GatewayError.Kind {
         case .invalidInput: "invalidInput"
         case .configuration: "configuration"
         case .unsafeOutput: "unsafeOutput"
+        case .unchecked: "unchecked"
         case .internal: "internal"
         }
     }
@@ -119,7 +137,7 @@ extension GatewayError.Kind {
     /// Every code, one per kind, for tests that check catalogs cover them all.
     public static let allCodes = [
         "aiUnavailable", "timeout", "rateLimited", "backendFailed", "invalidInput", "configuration",
-        "unsafeOutput", "internal",
+        "unsafeOutput", "unchecked", "internal",
     ]
 
     /// The category of the kind.
@@ -129,7 +147,7 @@ extension GatewayError.Kind {
         case .timeout: .transient
         case .rateLimited: .rateLimited
         case .backendFailed, .unsafeOutput: .serverError
-        case .invalidInput: .validation
+        case .invalidInput, .unchecked: .validation
         case .configuration: .configuration
         case .internal: .internal
         }
@@ -141,7 +159,7 @@ extension GatewayError.Kind {
         case .aiUnavailable: "\u{2298}"  // ⊘
         case .timeout, .rateLimited: "\u{29D7}"  // ⧗
         case .backendFailed, .internal: "\u{2716}"  // ✖
-        case .invalidInput: "\u{270E}"  // ✎
+        case .invalidInput, .unchecked: "\u{270E}"  // ✎ (the user changes the message)
         case .configuration: "\u{2699}"  // ⚙
         case .unsafeOutput: "\u{26A0}"  // ⚠
         }
@@ -150,7 +168,7 @@ extension GatewayError.Kind {
 
 extension GatewayError {
     /// The stable code: `aiUnavailable`, `timeout`, `rateLimited`, `backendFailed`, `invalidInput`,
-    /// `configuration`, `unsafeOutput` or `internal`.
+    /// `configuration`, `unsafeOutput`, `unchecked` or `internal`.
     public var code: String { kind.code }
 
     /// The category, which decides whether a retry makes sense.
@@ -172,18 +190,19 @@ extension GatewayError {
     public var suggestedActions: [RecoveryAction] {
         switch kind {
         case .aiUnavailable, .timeout, .rateLimited, .backendFailed, .unsafeOutput: [.retry, .dismiss]
-        case .invalidInput: [.dismiss]
+        case .invalidInput, .unchecked: [.dismiss]
         case .configuration(let file, _, _): [.openSettings(path: file), .dismiss]
         case .internal: [.contactSupport, .dismiss]
         }
     }
 
     /// The process exit status of the public contract for this error when a command ends on it:
-    /// 78 for configuration, 65 for invalid input, 70 for everything else.
+    /// 78 for configuration, 65 for invalid input or a message that could not be checked, 70 for
+    /// everything else.
     public var exitStatus: Int32 {
         switch kind {
         case .configuration: 78
-        case .invalidInput: 65
+        case .invalidInput, .unchecked: 65
         case .aiUnavailable, .timeout, .rateLimited, .backendFailed, .unsafeOutput, .internal: 70
         }
     }
@@ -232,6 +251,8 @@ extension GatewayError: CustomStringConvertible {
         switch kind {
         case .rateLimited(let retryAfter?): "rateLimited(retryAfter: \(retryAfter))"
         case .invalidInput(let reason): "invalidInput: \(reason)"
+        case .unchecked(.tooLong(let bytes, let limit)): "unchecked: \(bytes) bytes, over the \(limit)-byte limit"
+        case .unchecked(.searchLimit): "unchecked: a rule stopped at a match limit"
         case .configuration(let file, let line?, let reason): "configuration: \(file):\(line): \(reason)"
         case .configuration(let file, nil, let reason): "configuration: \(file): \(reason)"
         default: code
