@@ -68,6 +68,8 @@ let package = Package(
             ]
         ),
         .executableTarget(name: "safegate", dependencies: ["SafeGateCLI"]),
+        // Fuzz targets over FuzzHarness: libFuzzer with -DFUZZING (Scripts/fuzz), else a replay tool.
+        .executableTarget(name: "SafeGateFuzz", dependencies: ["SafeGateCLI"]),
 
         // MARK: Build tooling: Resources/ is compiled into the binary as string literals.
         .executableTarget(name: "EmbedResourcesTool"),
