@@ -243,7 +243,7 @@ final class CompiledRule: Sendable {
             }
         }
         guard let pattern, problems.isEmpty else { return (nil, problems) }
-        let requirement = LiteralAnalysis.requirement(of: rule.pattern)
+        let requirement = LiteralCache.requirement(of: rule.pattern)
         let slots = rule.views.map { view in ViewName.allCases.firstIndex(of: view) ?? 0 }
         return (
             CompiledRule(

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import RuleEngine
 import SafetyCore
 import TextNormalization
 
@@ -7,7 +8,7 @@ extension SafeGate {
     /// Maintainer commands.
     struct Dev: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Maintainer tools.", shouldDisplay: false, subcommands: [GenerateTables.self, Views.self, BenchNormalize.self, Bench.self])
+            abstract: "Maintainer tools.", shouldDisplay: false, subcommands: [GenerateTables.self, GenerateLiteralCache.self, Views.self, BenchNormalize.self, Bench.self])
 
         /// Prints the views of every record of a JSONL file, for rule authors' own tooling.
         struct Views: AsyncParsableCommand {
@@ -89,6 +90,31 @@ extension SafeGate {
                 let source = try TableDerivation.generatedSource()
                 try Data(source.utf8).write(to: URL(fileURLWithPath: output))
                 Console.current.printError("wrote \(output) (ICU \(TableDerivation.icuVersion))")
+            }
+        }
+
+        /// Re-analyses every rule pattern's required literals and writes the load-time cache.
+        struct GenerateLiteralCache: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(
+                abstract: "Write Resources/rules/literal-cache.tsv: every pattern's required literals, so loading skips the analysis.",
+                discussion: "Run after editing rules (LiteralCacheTests fails on a stale file). Reads the rule files on disk, not the bundled copy.")
+
+            @Option(help: "The rule directory to analyse.")
+            var rules = "Resources/rules"
+
+            @Option(help: "Output file.")
+            var output = "Resources/rules/literal-cache.tsv"
+
+            func run() async throws {
+                let ruleSet: CompiledRuleSet
+                do {
+                    ruleSet = try CompiledRuleSet.load(from: .directory(rules))
+                } catch {
+                    for problem in error.problems { Console.current.printError(TerminalText.escaped(problem.description)) }
+                    throw ExitStatus.configuration
+                }
+                try Data(ruleSet.literalCacheText().utf8).write(to: URL(fileURLWithPath: output))
+                Console.current.printError("wrote \(output) (\(ruleSet.rules.count) rules)")
             }
         }
     }
