@@ -16,6 +16,16 @@ enum Folding {
 
     /// Folds `raw`. `turkic` selects Turkic case folding (I → ı, İ → i).
     static func fold(_ raw: Units, turkic: Bool) throws(ICUError) -> Units {
+        // Controls go first, before chunking: removed inside a chunk they would leave a combining
+        // mark that composes with the letter before the control on a second pass (l + NUL +
+        // U+0301 → l + U+0301 → ĺ), and folding would not be idempotent (the fuzzer found it).
+        if raw.scalars.contains(where: isInvisibleControl) {
+            var visible = Units(reservingCapacity: raw.count)
+            for k in 0..<raw.count where !isInvisibleControl(raw.scalars[k]) {
+                visible.append(raw.scalars[k], raw.starts[k], raw.ends[k])
+            }
+            return try fold(visible, turkic: turkic)
+        }
         var out = Units(reservingCapacity: raw.count)
         let scalars = raw.scalars
         let n = scalars.count

@@ -42,6 +42,8 @@ import Testing
              expected: "kill him", word: "kill", originalWord: "k\u{1B}il\u{8}l"),
         Case(name: "C1 control inside a word", input: "sui\u{9B}cide ş", view: .folded,
              expected: "suicide ş", word: "suicide", originalWord: "sui\u{9B}cide"),
+        Case(name: "a combining mark after a removed control stays apart", input: "l\u{3}\u{0}\u{301}x", view: .folded,
+             expected: "\u{13A}x", word: "x", originalWord: "x"),
         Case(name: "whitespace controls stay", input: "kill\thim\u{85}now", view: .folded,
              expected: "kill\thim\u{85}now", word: "him", originalWord: "him"),
         Case(name: "variation selector", input: "di\u{FE0F}e", view: .folded,
