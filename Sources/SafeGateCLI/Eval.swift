@@ -94,16 +94,11 @@ extension SafeGate {
                     problems.append(record.error ?? "\(record.source): unreadable")
                     continue
                 }
-                guard let labelName = record.fields["label"] as? String,
-                    let label = SafetyClassification.Label(rawValue: labelName)
-                else {
-                    problems.append("\(record.source): field \"label\" is missing or not one of safe, offTopic, harmful, emergency")
-                    continue
-                }
-                let typeName = record.fields["type"] as? String
-                let type = typeName.flatMap(RefusalType.init(rawValue:))
-                guard typeName == nil || type != nil, let expected = SafetyClassification(label: label, type: type) else {
-                    problems.append("\(record.source): label \(labelName) with type \(typeName ?? "null") does not fit the contract")
+                let expected: SafetyClassification
+                switch record.expectedClassification() {
+                case .success(let value): expected = value
+                case .failure(let problem):
+                    problems.append(problem.message)
                     continue
                 }
                 let profileName = (record.fields["profile"] as? String) ?? classifierOptions.profile
@@ -160,6 +155,26 @@ extension SafeGate {
 }
 
 /// Formats an evaluation for people (text) and machines (JSON).
+/// A corpus record's `label` and `type` that do not fit CONTRACT.md, with where.
+struct CorpusLabelProblem: Error {
+    var message: String
+}
+
+extension InputRecord {
+    /// The label a corpus record expects (its `label` and `type` fields, per CONTRACT.md).
+    func expectedClassification() -> Result<SafetyClassification, CorpusLabelProblem> {
+        guard let labelName = fields["label"] as? String, let label = SafetyClassification.Label(rawValue: labelName) else {
+            return .failure(CorpusLabelProblem(message: "\(source): field \"label\" is missing or not one of safe, offTopic, harmful, emergency"))
+        }
+        let typeName = fields["type"] as? String
+        let type = typeName.flatMap(RefusalType.init(rawValue:))
+        guard typeName == nil || type != nil, let expected = SafetyClassification(label: label, type: type) else {
+            return .failure(CorpusLabelProblem(message: "\(source): label \(labelName) with type \(typeName ?? "null") does not fit the contract"))
+        }
+        return .success(expected)
+    }
+}
+
 struct EvalReport {
     let evaluation: Evaluation
     let thresholds: [EvaluationThreshold]

@@ -301,16 +301,11 @@ public final class FuzzHarness {
                 problems.append(record.error ?? "\(record.source): unreadable")
                 continue
             }
-            guard let labelName = record.fields["label"] as? String,
-                let label = SafetyClassification.Label(rawValue: labelName)
-            else {
-                problems.append("\(record.source): bad label")
-                continue
-            }
-            let typeName = record.fields["type"] as? String
-            let type = typeName.flatMap(RefusalType.init(rawValue:))
-            guard typeName == nil || type != nil, let expected = SafetyClassification(label: label, type: type) else {
-                problems.append("\(record.source): bad type")
+            let expected: SafetyClassification
+            switch record.expectedClassification() {
+            case .success(let value): expected = value
+            case .failure(let problem):
+                problems.append(problem.message)
                 continue
             }
             let profile: Profile
