@@ -37,18 +37,19 @@ public enum LanguageGuess {
         var word = (UInt64(0), UInt64(0), UInt64(0), UInt64(0))  // 32 bytes
         var length = 0
 
+        let table = wordTable
         func finishWord() {
             guard length > 0 else { return }
             defer { length = 0 }
             guard length <= 32 else { return }
             withUnsafeBytes(of: &word) { raw in
                 let bytes = raw.bindMemory(to: UInt8.self)
-                let hash = fnv1a(bytes, 0..<length)
-                if turkishWordHashes.contains(hash) { score.turkishWords += 2 }
-                if englishWordHashes.contains(hash) { score.englishWords += 2 }
+                let flags = table.flags(of: fnv1a(bytes, 0..<length))
+                if flags & WordTable.turkishWord != 0 { score.turkishWords += 2 }
+                if flags & WordTable.englishWord != 0 { score.englishWords += 2 }
                 if length >= 5 {
-                    for suffixLength in suffixLengths where suffixLength < length {
-                        if turkishSuffixHashes.contains(fnv1a(bytes, (length - suffixLength)..<length)) {
+                    for suffixLength in table.suffixLengths where suffixLength < length {
+                        if table.flags(of: fnv1a(bytes, (length - suffixLength)..<length)) & WordTable.turkishSuffix != 0 {
                             score.turkishWords += 2
                             break
                         }
@@ -64,25 +65,84 @@ public enum LanguageGuess {
             length += 1
         }
 
-        for s in units.scalars {
-            switch s {
-            case 0x41...0x5A: append(UInt8(s | 0x20))
-            case 0x61...0x7A, 0x27: append(UInt8(s))
-            // ğ Ğ ş Ş ı İ: found in Turkish and hardly anywhere else.
-            case 0x11E, 0x11F, 0x15E, 0x15F, 0x130, 0x131:
-                score.turkishLetters += 3
-                append(turkishLetterFold(s))
-            // ç Ç ö Ö ü Ü: Turkish, but also German, French…
-            case 0xE7, 0xC7, 0xF6, 0xD6, 0xFC, 0xDC:
-                score.turkishLetters += 1
-                append(turkishLetterFold(s))
-            default:
-                finishWord()
+        units.scalars.withUnsafeBufferPointer { scalars in
+            for s in scalars {
+                switch s {
+                case 0x41...0x5A: append(UInt8(s | 0x20))
+                case 0x61...0x7A, 0x27: append(UInt8(s))
+                // ğ Ğ ş Ş ı İ: found in Turkish and hardly anywhere else.
+                case 0x11E, 0x11F, 0x15E, 0x15F, 0x130, 0x131:
+                    score.turkishLetters += 3
+                    append(turkishLetterFold(s))
+                // ç Ç ö Ö ü Ü: Turkish, but also German, French…
+                case 0xE7, 0xC7, 0xF6, 0xD6, 0xFC, 0xDC:
+                    score.turkishLetters += 1
+                    append(turkishLetterFold(s))
+                default:
+                    finishWord()
+                }
             }
         }
         finishWord()
         return score
     }
+
+    /// The word lists as one open-addressing table of FNV-1a hashes with flags: a lookup is a
+    /// hash and a probe or two, not a `Set` lookup with SipHash per word and per suffix.
+    struct WordTable: Sendable {
+        static let turkishWord: UInt8 = 1
+        static let englishWord: UInt8 = 2
+        static let turkishSuffix: UInt8 = 4
+
+        private let keys: [UInt64]
+        private let values: [UInt8]
+        private let mask: Int
+        let suffixLengths: [Int]
+
+        init(turkish: some Sequence<String>, english: some Sequence<String>, suffixes: [String]) {
+            var entries: [UInt64: UInt8] = [:]
+            func add(_ words: some Sequence<String>, _ flag: UInt8) {
+                for word in words {
+                    let hash = Array(word.utf8).withUnsafeBufferPointer { fnv1a($0, 0..<$0.count) }
+                    entries[hash, default: 0] |= flag
+                }
+            }
+            add(turkish, Self.turkishWord)
+            add(english, Self.englishWord)
+            add(suffixes, Self.turkishSuffix)
+            var capacity = 16
+            while capacity < entries.count * 4 { capacity *= 2 }
+            var keys = [UInt64](repeating: 0, count: capacity)
+            var values = [UInt8](repeating: 0, count: capacity)
+            for (hash, flags) in entries {
+                var slot = Self.slot(hash, mask: capacity - 1)
+                while values[slot] != 0 { slot = (slot + 1) & (capacity - 1) }
+                keys[slot] = hash
+                values[slot] = flags
+            }
+            self.keys = keys
+            self.values = values
+            mask = capacity - 1
+            suffixLengths = Array(Set(suffixes.map(\.utf8.count))).sorted()
+        }
+
+        @inline(__always)
+        static func slot(_ hash: UInt64, mask: Int) -> Int { Int(truncatingIfNeeded: hash ^ (hash >> 31)) & mask }
+
+        /// The flags of the word with this hash (0: in no list).
+        @inline(__always)
+        func flags(of hash: UInt64) -> UInt8 {
+            var slot = Self.slot(hash, mask: mask)
+            while true {
+                let value = values[slot]
+                if value == 0 { return 0 }
+                if keys[slot] == hash { return value }
+                slot = (slot + 1) & mask
+            }
+        }
+    }
+
+    static let wordTable = WordTable(turkish: turkishWords, english: englishWords, suffixes: turkishSuffixes)
 
     @inline(__always)
     static func fnv1a(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> UInt64 {
@@ -93,15 +153,6 @@ public enum LanguageGuess {
         }
         return hash
     }
-
-    static func hashes(_ words: some Sequence<String>) -> Set<UInt64> {
-        Set(words.map { word in Array(word.utf8).withUnsafeBufferPointer { fnv1a($0, 0..<$0.count) } })
-    }
-
-    static let turkishWordHashes = hashes(turkishWords)
-    static let englishWordHashes = hashes(englishWords)
-    static let turkishSuffixHashes = hashes(turkishSuffixes)
-    static let suffixLengths = Array(Set(turkishSuffixes.map(\.utf8.count))).sorted()
 
     /// Turkish letters folded to ASCII so that "için" and "icin" are the same word.
     @inline(__always)

@@ -56,6 +56,9 @@ public struct NormalizedText: Sendable {
             }
         }
         keep(.raw, raw)
+        // Whether the folded view holds the raw words, only lowercased (the language score, which
+        // lowercases ASCII, would find the same words there).
+        var foldedHasRawWords = false
         if deepest >= .folded {
             let folded: Units
             if isASCII {
@@ -67,6 +70,7 @@ public struct NormalizedText: Sendable {
                     folded = out
                 } else {
                     folded = raw.asciiLowercased()
+                    foldedHasRawWords = true
                 }
             } else {
                 // ICU only fails on resource errors; fall back to the raw text rather than lose the prompt.
@@ -83,7 +87,7 @@ public struct NormalizedText: Sendable {
                     keep(.ascii, ascii, unchanged: skeletonIsASCII)
                     if deepest >= .squashed {
                         let squashed = Squashing.map(ascii, original: bytes)
-                        squashedScore = LanguageGuess.score(squashed ?? ascii)
+                        squashedScore = squashed == nil && foldedHasRawWords ? rawScore : LanguageGuess.score(squashed ?? ascii)
                         keep(.squashed, squashed ?? ascii, unchanged: squashed == nil)
                     }
                 }
