@@ -116,6 +116,10 @@ extension SafeGate.Rules {
                     object["severity"] = .string(rule.severity.rawValue)
                     object["language"] = .string(rule.language.rawValue)
                     object["disabled"] = .bool(rule.disabled)
+                    // What the literal prefilter requires (null: searched on every prompt).
+                    object["required_literals"] =
+                        ruleSet.requiredLiterals(ofRule: rule.id).map { groups in .array(groups.map { .array($0.map { .string($0) }) }) }
+                        ?? .null
                     object["file"] = .string(rule.location.file)
                     object["line"] = .int(rule.location.line)
                     console.print(object.text)
