@@ -14,6 +14,12 @@ static const size_t sg_pcre2_unset = PCRE2_UNSET;
 
 static inline int sg_pcre2_is_unset(size_t value) { return value == PCRE2_UNSET; }
 
+/* Sets the offset limit of a match context (a match must start at or before `limit`), or clears
+   it when `limit` is negative. Patterns must be compiled with PCRE2_USE_OFFSET_LIMIT. */
+static inline void sg_pcre2_set_offset_limit(pcre2_match_context_8 *context, long limit) {
+    pcre2_set_offset_limit_8(context, limit < 0 ? PCRE2_UNSET : (PCRE2_SIZE)limit);
+}
+
 /* A wall-clock deadline for one pcre2_match call on a pattern compiled with PCRE2_AUTO_CALLOUT.
    PCRE2's match limit counts per start position, and one unit can scan the whole subject, so on a
    long subject a single call can run for seconds; the callout below is called before every item

@@ -92,7 +92,8 @@ public final class CompiledRuleSet: Sendable {
         self.files = files
         self.compiled = compiled
         self.views = Set(compiled.filter(\.enabled).flatMap(\.views))
-        self.prefilter = LiteralPrefilter(requirements: compiled.map { $0.enabled ? $0.requirement : nil })
+        self.prefilter = LiteralPrefilter(
+            requirements: compiled.map { $0.enabled ? $0.requirement : nil }, anchors: compiled.map { $0.enabled ? $0.anchor : nil })
         self.indexByID = Dictionary(kept.enumerated().map { ($1.id, $0) }, uniquingKeysWith: { first, _ in first })
         var byLabel: [RuleLabel: RuleSelection] = [:]
         for label in RuleLabel.allCases {
@@ -207,12 +208,15 @@ final class CompiledRule: Sendable {
     let enabled: Bool
     /// Groups of literals: any match contains a literal of every group; nil when none is known.
     let requirement: [[RequiredLiteral]]?
+    /// Literals one of which every match contains near its start: the matcher searches only from
+    /// just before their occurrences. Nil when none is known (the view is searched whole).
+    let anchor: Anchor?
     /// Bit `slot` set for each view the rule reads.
     let viewMask: UInt32
 
     init(
         rule: Rule, pattern: CompiledPattern, unless: [CompiledPattern], views: [ViewName], viewSlots: [Int], enabled: Bool,
-        requirement: [[RequiredLiteral]]?
+        requirement: [[RequiredLiteral]]?, anchor: Anchor?
     ) {
         self.rule = rule
         self.pattern = pattern
@@ -221,6 +225,7 @@ final class CompiledRule: Sendable {
         self.viewSlots = viewSlots
         self.enabled = enabled
         self.requirement = requirement
+        self.anchor = anchor
         viewMask = viewSlots.reduce(0) { $0 | (1 << UInt32($1)) }
     }
 
@@ -243,12 +248,12 @@ final class CompiledRule: Sendable {
             }
         }
         guard let pattern, problems.isEmpty else { return (nil, problems) }
-        let requirement = LiteralCache.requirement(of: rule.pattern)
+        let analysis = LiteralCache.entry(of: rule.pattern)
         let slots = rule.views.map { view in ViewName.allCases.firstIndex(of: view) ?? 0 }
         return (
             CompiledRule(
                 rule: rule, pattern: pattern, unless: unless, views: rule.views, viewSlots: slots, enabled: !rule.disabled,
-                requirement: requirement), []
+                requirement: analysis.requirement, anchor: analysis.anchor), []
         )
     }
 }

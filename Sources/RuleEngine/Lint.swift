@@ -277,7 +277,7 @@ enum AdversarialInputs {
     /// Bodies of unbounded or multiple repetitions, and maximal literal runs.
     static func collect(_ node: PatternNode, repeated: inout [String], literals: inout [String]) {
         switch node {
-        case .empty, .wordBoundary, .characters, .other:
+        case .empty, .wordBoundary, .characters, .character, .other:
             break
         case .alternation(let branches):
             for branch in branches { collect(branch, repeated: &repeated, literals: &literals) }
@@ -307,7 +307,7 @@ enum AdversarialInputs {
         case .empty, .wordBoundary: return [""]
         case .characters(let set):
             return set.sorted().prefix(3).map { $0 == String(LiteralAnalysis.separator) ? "ş" : $0 }
-        case .other(let samples): return samples.isEmpty ? ["a"] : Array(samples.prefix(3))
+        case .character(_, let samples), .other(let samples): return samples.isEmpty ? ["a"] : Array(samples.prefix(3))
         case .alternation(let branches): return Array(branches.compactMap { samples($0).first }.prefix(3))
         case .concatenation(let nodes):
             let parts = nodes.map { samples($0) }

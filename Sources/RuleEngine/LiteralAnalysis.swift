@@ -75,6 +75,35 @@ enum LiteralAnalysis {
     static let boundary = "\u{1}"
     static let boundaryByte: UInt8 = 1
 
+    /// The parsed pattern, or nil when it uses something that makes the analysis unsafe.
+    static func parseForAnalysis(_ pattern: String) -> PatternNode? {
+        var parser = Parser(Array(pattern.unicodeScalars))
+        return parser.parseAll()
+    }
+
+    /// The longest literal run of a member and how many characters of the member precede it.
+    static func longestRunWithOffset(_ member: String) -> (RequiredLiteral, charactersBefore: Int) {
+        let literal = longestRun(member)
+        let bytes = Array(member.utf8)
+        let run = Array(literal.text.utf8)
+        // The same run longestRun picked: the first maximal run of that length.
+        var start = 0
+        var index = 0
+        var found = 0
+        while index <= bytes.count {
+            if index == bytes.count || bytes[index] <= boundaryByte {
+                if index - start == run.count {
+                    found = start
+                    break
+                }
+                start = index + 1
+            }
+            index += 1
+        }
+        let before = bytes[0..<found].count { $0 != boundaryByte }
+        return (literal, before)
+    }
+
     /// The longest literal run of a member, with whether a `\b` is asserted right before / after it.
     static func longestRun(_ member: String) -> RequiredLiteral {
         let bytes = Array(member.utf8)
@@ -182,6 +211,9 @@ indirect enum PatternNode {
     case wordBoundary
     /// One of these single-character literals.
     case characters(Set<String>)
+    /// Exactly one character of a known kind (`\s`, `\w`, `.`, a class): what bounds the length of
+    /// a repetition of it (see `AnchorAnalysis`). Literal analysis treats it like `other`.
+    case character(CharacterKind, samples: [String])
     /// Something that may match anything; `samples` are a few strings it does match, when known
     /// (lint builds adversarial input from them).
     case other(samples: [String])
@@ -195,7 +227,7 @@ indirect enum PatternNode {
         case .empty: return LiteralInfo(exact: [""], required: nil)
         case .wordBoundary: return LiteralInfo(exact: [LiteralAnalysis.boundary], required: nil)
         case .characters(let set): return LiteralInfo(exact: set, required: nil)
-        case .other: return LiteralInfo(exact: nil, required: nil)
+        case .character, .other: return LiteralInfo(exact: nil, required: nil)
         case .alternation(let branches):
             let infos = branches.map(\.info)
             var exact: Set<String>? = []
@@ -376,7 +408,7 @@ private struct Parser {
         i += 1
         switch c {
         case "\\": return parseEscape()
-        case ".": return .other(samples: ["a", " ", "!"])
+        case ".": return .character(.any, samples: ["a", " ", "!"])
         case "^", "$": return .empty
         case "[": return parseClass()
         case "(": return parseGroup()
@@ -390,19 +422,25 @@ private struct Parser {
         switch c {
         case "b": return .wordBoundary
         case "B", "A", "z", "Z", "G", "K", "E": return .empty
-        case "w": return .other(samples: ["a", "5", "é"])
-        case "W": return .other(samples: [" ", "!", "-"])
-        case "d": return .other(samples: ["1"])
-        case "D", "S", "X", "C": return .other(samples: ["a", "!"])
-        case "s", "h": return .other(samples: [" ", "\t"])
-        case "v", "R": return .other(samples: ["\n"])
-        case "H", "V": return .other(samples: ["a"])
+        case "w": return .character(.word, samples: ["a", "5", "é"])
+        case "W": return .character(.nonWord, samples: [" ", "!", "-"])
+        case "d": return .character(.word, samples: ["1"])
+        case "D", "S": return .character(.any, samples: ["a", "!"])
+        // \X is a grapheme cluster (several characters), \C refused: neither is one character.
+        case "X", "C": return .other(samples: ["a", "!"])
+        case "s", "h", "v": return .character(.space, samples: [" ", "\t"])
+        // \R may match two characters (CR LF).
+        case "R": return .other(samples: ["\n"])
+        case "H", "V": return .character(.any, samples: ["a"])
         case "N":
-            if peek() == "{" { skip(past: "}") }
-            return .other(samples: ["a"])
+            if peek() == "{" {
+                skip(past: "}")
+                return .character(.any, samples: ["a"])
+            }
+            return .character(.any, samples: ["a"])
         case "p", "P":
             if peek() == "{" { skip(past: "}") } else { i += 1 }
-            return .other(samples: ["a", "é", "1", " "])
+            return .character(.any, samples: ["a", "é", "1", " "])
         case "x":
             if peek() == "{" {
                 let start = i + 1
@@ -465,7 +503,7 @@ private struct Parser {
         }
     }
 
-    /// `[...]`: a small set of literal characters, or `.other`.
+    /// `[...]`: a small set of literal characters, or one character of a kind.
     mutating func parseClass() -> PatternNode {
         var negated = false
         if peek() == "^" {
@@ -476,6 +514,17 @@ private struct Parser {
         var samples: [String] = []
         var complex = negated
         var first = true
+        // Whether every member is a word character (`\w` under UCP), or whitespace, or non-ASCII
+        // (which both runs of `AnchorAnalysis` count): what kind of character the class is.
+        var wordOnly = !negated
+        var spaceOnly = !negated
+        var nonWordOnly = !negated
+        func classify(_ scalar: Unicode.Scalar) {
+            if !scalar.isASCII { return }
+            let byte = UInt8(scalar.value)
+            if LiteralAnalysis.isWordByte(byte) { nonWordOnly = false } else { wordOnly = false }
+            if !AnchorAnalysis.isSpaceByte(byte) { spaceOnly = false }
+        }
         while let c = peek() {
             if c == "]" && !first {
                 i += 1
@@ -493,6 +542,9 @@ private struct Parser {
                     }
                 }
                 complex = true
+                wordOnly = false
+                spaceOnly = false
+                nonWordOnly = false
                 continue
             }
             var member: Unicode.Scalar? = c
@@ -510,9 +562,17 @@ private struct Parser {
                         while digits.count < 2, let d = peek(), d.isASCII, d.properties.isASCIIHexDigit { digits.unicodeScalars.append(d); i += 1 }
                         member = UInt32(digits.isEmpty ? "0" : digits, radix: 16).flatMap(Unicode.Scalar.init)
                     }
+                    if member == nil {
+                        wordOnly = false
+                        spaceOnly = false
+                        nonWordOnly = false
+                    }
                 case "p", "P", "N":
                     if peek() == "{" { skip(past: "}") } else { i += 1 }
                     member = nil
+                    wordOnly = false
+                    spaceOnly = false
+                    nonWordOnly = false
                 case "Q":
                     while !atEnd {
                         if peek() == "\\" && peek(1) == "E" {
@@ -521,6 +581,7 @@ private struct Parser {
                         }
                         members.insert(LiteralAnalysis.literal(chars[i]))
                         samples.append(String(Character(chars[i])))
+                        classify(chars[i])
                         i += 1
                     }
                     continue
@@ -531,11 +592,17 @@ private struct Parser {
                 default:
                     member = (e.isASCII && (e.properties.isAlphabetic || e.properties.numericType == .decimal)) ? nil : e
                     switch e {
-                    case "d": samples.append("1")
-                    case "w": samples += ["a", "é"]
-                    case "s", "h": samples.append(" ")
-                    case "W", "S", "D": samples.append("!")
-                    default: break
+                    case "d": samples.append("1"); spaceOnly = false; nonWordOnly = false
+                    case "w": samples += ["a", "é"]; spaceOnly = false; nonWordOnly = false
+                    case "s", "h", "v": samples.append(" "); wordOnly = false
+                    case "W": samples.append("!"); wordOnly = false; spaceOnly = false
+                    case "S", "D": samples.append("!"); wordOnly = false; spaceOnly = false; nonWordOnly = false
+                    default:
+                        if member == nil {
+                            wordOnly = false
+                            spaceOnly = false
+                            nonWordOnly = false
+                        }
                     }
                 }
                 if member == nil { complex = true }
@@ -545,19 +612,33 @@ private struct Parser {
                 complex = true
                 if let member { samples.append(String(Character(member))) }
                 i += 1
-                if next == "\\" { i += 2 } else { i += 1 }
+                if next == "\\" {
+                    i += 2
+                    wordOnly = false
+                    spaceOnly = false
+                    nonWordOnly = false
+                } else {
+                    i += 1
+                    // a-z, A-Z, 0-9 and their parts hold only word characters.
+                    let ranges: [ClosedRange<Unicode.Scalar>] = ["a"..."z", "A"..."Z", "0"..."9"]
+                    if let member, !ranges.contains(where: { $0.contains(member) && $0.contains(next) }) { wordOnly = false }
+                    spaceOnly = false
+                    nonWordOnly = false
+                }
                 continue
             }
             if let member {
                 members.insert(LiteralAnalysis.literal(member))
                 samples.append(String(Character(member)))
+                classify(member)
             }
         }
+        let kind: CharacterKind = wordOnly ? .word : spaceOnly ? .space : nonWordOnly ? .nonWord : .any
         if negated {
             let candidates = ["a", "z", " ", "!", "0", "é", "\n"]
-            return .other(samples: candidates.filter { !samples.contains($0) })
+            return .character(.any, samples: candidates.filter { !samples.contains($0) })
         }
-        if complex || members.isEmpty || members.count > 10 { return .other(samples: samples) }
+        if complex || members.isEmpty || members.count > 10 { return .character(kind, samples: samples) }
         return .characters(members)
     }
 

@@ -12,12 +12,24 @@ internal import SafeGateResources
 /// One line per pattern: `HASH LENGTH` then a tab and each group, tab-separated; a group is its
 /// literals separated by `,`, each percent-encoded outside `[a-z0-9]`, with `^` before a
 /// `wordStart` literal and `$` after a `wordEnd` one; `-` alone for a pattern without a
-/// requirement.
+/// requirement. Then, when the pattern has an anchor (`AnchorAnalysis`), a last field
+/// `@CHARACTERS.WORDRUNS.SPACERUNS.NONWORDRUNS.ANYRUNS:` and its literals, encoded the same way.
 enum LiteralCache {
     static let bundledPath = "rules/literal-cache.tsv"
 
+    /// What the analyses found for one pattern.
+    struct Entry: Equatable, Sendable {
+        var requirement: [[RequiredLiteral]]?
+        var anchor: Anchor?
+
+        /// Both analyses, run now.
+        static func analysing(_ pattern: String) -> Entry {
+            Entry(requirement: LiteralAnalysis.requirement(of: pattern), anchor: AnchorAnalysis.anchor(of: pattern))
+        }
+    }
+
     /// The bundled entries (parsed once).
-    static let bundled: [Key: [[RequiredLiteral]]?] = parse(BundledResources.text(at: bundledPath) ?? "")
+    static let bundled: [Key: Entry] = parse(BundledResources.text(at: bundledPath) ?? "")
 
     struct Key: Hashable {
         var hash: UInt64
@@ -40,20 +52,27 @@ enum LiteralCache {
         }
     }
 
-    /// The requirement of `pattern`: from the cache when it is there, else analysed.
-    static func requirement(of pattern: String) -> [[RequiredLiteral]]? {
+    /// The analyses of `pattern`: from the cache when it is there, else run now.
+    static func entry(of pattern: String) -> Entry {
         if let cached = bundled[Key(pattern)] { return cached }
-        return LiteralAnalysis.requirement(of: pattern)
+        return .analysing(pattern)
     }
 
     // MARK: The file
 
-    static func line(for pattern: String, requirement: [[RequiredLiteral]]?) -> String {
+    static func line(for pattern: String, entry: Entry) -> String {
         let key = Key(pattern)
         var line = String(key.hash, radix: 16) + " " + String(key.length)
-        guard let requirement else { return line + "\t-" }
-        for group in requirement {
-            line += "\t" + group.map(encode).joined(separator: ",")
+        if let requirement = entry.requirement {
+            for group in requirement {
+                line += "\t" + group.map(encode).joined(separator: ",")
+            }
+        } else {
+            line += "\t-"
+        }
+        if let anchor = entry.anchor {
+            let p = anchor.prefix
+            line += "\t@\(p.characters).\(p.wordRuns).\(p.spaceRuns).\(p.nonWordRuns).\(p.anyRuns):" + anchor.literals.map(encode).joined(separator: ",")
         }
         return line
     }
@@ -95,15 +114,22 @@ enum LiteralCache {
     }
 
     /// Entries of a cache file; malformed lines are skipped (their patterns are analysed at load).
-    static func parse(_ text: String) -> [Key: [[RequiredLiteral]]?] {
-        var entries: [Key: [[RequiredLiteral]]?] = [:]
+    static func parse(_ text: String) -> [Key: Entry] {
+        var entries: [Key: Entry] = [:]
         for line in text.split(separator: "\n") where !line.hasPrefix("#") {
-            let fields = line.split(separator: "\t", omittingEmptySubsequences: false)
+            var fields = line.split(separator: "\t", omittingEmptySubsequences: false)
             let head = fields[0].split(separator: " ")
             guard fields.count >= 2, head.count == 2, let hash = UInt64(head[0], radix: 16), let length = Int(head[1]) else { continue }
             let key = Key(hash: hash, length: length)
+            var entry = Entry()
+            if let last = fields.last, last.hasPrefix("@") {
+                guard let anchor = decodeAnchor(last.dropFirst()) else { continue }
+                entry.anchor = anchor
+                fields.removeLast()
+            }
+            guard fields.count >= 2 else { continue }
             if fields.count == 2 && fields[1] == "-" {
-                entries[key] = .some(nil)
+                entries[key] = entry
                 continue
             }
             var groups: [[RequiredLiteral]] = []
@@ -116,9 +142,24 @@ enum LiteralCache {
                 }
                 groups.append(literals.compactMap { $0 })
             }
-            if valid { entries[key] = .some(groups) }
+            entry.requirement = groups
+            if valid { entries[key] = entry }
         }
         return entries
+    }
+
+    /// `C.W.S.N.A:literal,literal…`
+    static func decodeAnchor(_ field: Substring) -> Anchor? {
+        let parts = field.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
+        guard parts.count == 2 else { return nil }
+        let numbers = parts[0].split(separator: ".").compactMap { Int($0) }
+        guard numbers.count == 5, numbers.allSatisfy({ $0 >= 0 && $0 < LengthBound.limit }) else { return nil }
+        let literals = parts[1].split(separator: ",").map(decode)
+        guard !literals.isEmpty, !literals.contains(where: { $0 == nil }) else { return nil }
+        return Anchor(
+            literals: literals.compactMap { $0 },
+            prefix: LengthBound(
+                characters: numbers[0], wordRuns: numbers[1], spaceRuns: numbers[2], nonWordRuns: numbers[3], anyRuns: numbers[4]))
     }
 }
 
@@ -128,7 +169,7 @@ extension CompiledRuleSet {
     public func literalCacheText() -> String {
         var lines = Set<String>()
         for rule in compiled {
-            lines.insert(LiteralCache.line(for: rule.rule.pattern, requirement: LiteralAnalysis.requirement(of: rule.rule.pattern)))
+            lines.insert(LiteralCache.line(for: rule.rule.pattern, entry: .analysing(rule.rule.pattern)))
         }
         return "# Generated by `safegate dev generate-literal-cache` from the bundled rules: see LiteralCache.swift.\n"
             + lines.sorted().joined(separator: "\n") + "\n"
@@ -137,7 +178,7 @@ extension CompiledRuleSet {
     /// Rule ids whose pattern's bundled cache entry is missing or differs from a fresh analysis.
     public func staleLiteralCacheEntries() -> [String] {
         compiled.compactMap { rule in
-            let fresh = LiteralAnalysis.requirement(of: rule.rule.pattern)
+            let fresh = LiteralCache.Entry.analysing(rule.rule.pattern)
             guard let cached = LiteralCache.bundled[LiteralCache.Key(rule.rule.pattern)], cached == fresh else { return rule.rule.id }
             return nil
         }

@@ -1,3 +1,36 @@
+/// Where an anchor literal occurs in a view: the byte offsets where it starts at the earliest and
+/// at the latest (they differ when a mapped letter, three bytes for one `k`, may lie inside it),
+/// and the index of the previous occurrence of the same literal in the view's list (-1 for none),
+/// so that a rule walks only its own literals.
+struct LiteralOccurrence: Sendable {
+    var earliest: Int32
+    var latest: Int32
+    var previous: Int32
+}
+
+/// What the literal scan of one view found: the literals (a flag per literal, and the list of
+/// those set, so that clearing costs what was found, not the number of literals), and every
+/// occurrence of an anchor literal, chained per literal from the last one.
+struct ScanState {
+    var found: [Bool]
+    var foundIDs: [Int32] = []
+    /// Per literal, its last occurrence in `occurrences`; valid only where `found` is set.
+    var lastOccurrence: [Int32]
+    var occurrences: [LiteralOccurrence] = []
+
+    init(literalCount: Int) {
+        found = Array(repeating: false, count: literalCount)
+        lastOccurrence = Array(repeating: -1, count: literalCount)
+    }
+
+    /// Forgets everything found (for the next text).
+    mutating func clear() {
+        for id in foundIDs { found[Int(id)] = false }
+        foundIDs.removeAll(keepingCapacity: true)
+        occurrences.removeAll(keepingCapacity: true)
+    }
+}
+
 /// One pass over a view that tells which rules' required literals occur in it.
 ///
 /// An Aho–Corasick automaton over every rule's required literals (see `LiteralAnalysis`), run on
@@ -31,12 +64,24 @@ struct LiteralPrefilter: Sendable {
     /// Rules without a requirement (always searched), as a bit set.
     let alwaysSearched: [UInt64]
     let ruleCount: Int
+    /// For each rule, the ids of its anchor's literals (`AnchorAnalysis`), or nil.
+    let anchorLiterals: [[Int32]?]
+    /// For each rule, the anchor's bound on how far into a match its literal starts.
+    let anchorPrefix: [LengthBound]
+    /// Whether a literal belongs to some anchor: the scan then records every occurrence of it.
+    private let isAnchorLiteral: [Bool]
 
     var literalCount: Int { literals.count }
 
-    init(requirements: [[[RequiredLiteral]]?]) {
+    init(requirements: [[[RequiredLiteral]]?], anchors: [Anchor?] = []) {
         var literals: [RequiredLiteral] = []
         var idByLiteral: [RequiredLiteral: Int] = [:]
+        func id(of literal: RequiredLiteral) -> Int {
+            if let id = idByLiteral[literal] { return id }
+            idByLiteral[literal] = literals.count
+            literals.append(literal)
+            return literals.count - 1
+        }
         var ruleGroups: [[Range<Int>]?] = []
         var groupMembers: [Int] = []
         for requirement in requirements {
@@ -47,19 +92,23 @@ struct LiteralPrefilter: Sendable {
             var ranges: [Range<Int>] = []
             for group in requirement {
                 let start = groupMembers.count
-                for literal in group {
-                    if let id = idByLiteral[literal] {
-                        groupMembers.append(id)
-                    } else {
-                        idByLiteral[literal] = literals.count
-                        groupMembers.append(literals.count)
-                        literals.append(literal)
-                    }
-                }
+                for literal in group { groupMembers.append(id(of: literal)) }
                 ranges.append(start..<groupMembers.count)
             }
             ruleGroups.append(ranges)
         }
+        var anchorLiterals: [[Int32]?] = []
+        var anchorPrefix: [LengthBound] = []
+        for rule in requirements.indices {
+            let anchor = rule < anchors.count ? anchors[rule] : nil
+            anchorLiterals.append(anchor.map { $0.literals.map { Int32(id(of: $0)) } })
+            anchorPrefix.append(anchor?.prefix ?? LengthBound())
+        }
+        var isAnchorLiteral = [Bool](repeating: false, count: literals.count)
+        for ids in anchorLiterals { for id in ids ?? [] { isAnchorLiteral[Int(id)] = true } }
+        self.anchorLiterals = anchorLiterals
+        self.anchorPrefix = anchorPrefix
+        self.isAnchorLiteral = isAnchorLiteral
         self.literals = literals
         self.ruleGroups = ruleGroups
         self.groupMembers = groupMembers
@@ -147,7 +196,7 @@ struct LiteralPrefilter: Sendable {
 
     /// Whether rule `index` may match a view whose literals are `found`.
     @inline(__always)
-    func admits(rule index: Int, found: UnsafeMutableBufferPointer<Bool>) -> Bool {
+    func admits(rule index: Int, found: [Bool]) -> Bool {
         guard let groups = ruleGroups[index] else { return true }
         for group in groups {
             var any = false
@@ -160,12 +209,10 @@ struct LiteralPrefilter: Sendable {
         return true
     }
 
-    /// Sets `found[id]` for every literal that occurs in `bytes` (`found` must be all false), and
-    /// the rules that may match into `candidates` (`RuleBits` words): those always searched, and
-    /// those with a literal of their first group found.
-    func scan(
-        _ bytes: UnsafeBufferPointer<UInt8>, found: UnsafeMutableBufferPointer<Bool>, candidates: UnsafeMutableBufferPointer<UInt64>
-    ) {
+    /// Records in `record` (cleared) every literal that occurs in `bytes` and every occurrence of
+    /// an anchor literal, and sets the rules that may match in `candidates` (`RuleBits` words):
+    /// those always searched, and those with a literal of their first group found.
+    func scan(_ bytes: UnsafeBufferPointer<UInt8>, into record: inout ScanState, candidates: UnsafeMutableBufferPointer<UInt64>) {
         for word in candidates.indices { candidates[word] = alwaysSearched[word] }
         guard !literals.isEmpty else { return }
         var state = 0
@@ -196,12 +243,27 @@ struct LiteralPrefilter: Sendable {
                     if hasOutput[state] {
                         for id in outputs[state] {
                             let literal = Int(id)
+                            let anchor = isAnchorLiteral[literal]
+                            let seen = record.found[literal]
+                            if seen && !anchor { continue }
                             let flags = literalFlags[literal]
-                            if !found[literal]
-                                && (flags == 0 || i - mappedEnd < literalLength[literal] + 3
-                                    || Self.boundaryHolds(flags, end: i, length: literalLength[literal], in: bytes))
-                            {
-                                found[literal] = true
+                            let length = literalLength[literal]
+                            guard
+                                flags == 0 || i - mappedEnd < length + 3
+                                    || Self.boundaryHolds(flags, end: i, length: length, in: bytes)
+                            else { continue }
+                            if anchor {
+                                // A mapped letter (3 bytes for one `k`) may lie inside the occurrence.
+                                let slack = mappedEnd > i - 3 * length ? 2 * length : 0
+                                record.occurrences.append(
+                                    LiteralOccurrence(
+                                        earliest: Int32(clamping: max(0, i - length - slack)), latest: Int32(clamping: i - length),
+                                        previous: seen ? record.lastOccurrence[literal] : -1))
+                                record.lastOccurrence[literal] = Int32(record.occurrences.count - 1)
+                            }
+                            if !seen {
+                                record.found[literal] = true
+                                record.foundIDs.append(id)
                                 for rule in postings[literal] { candidates[Int(rule) >> 6] |= 1 << UInt64(rule & 63) }
                             }
                         }

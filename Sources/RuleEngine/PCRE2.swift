@@ -24,8 +24,9 @@ struct PatternError: Error, Sendable, Hashable {
 final class CompiledPattern: @unchecked Sendable {
     /// Compile options: UTF-8 with Unicode properties for `\w`, `\b`, `\d` and case, caseless;
     /// `\C` is refused (it could split a character).
+    /// `PCRE2_USE_OFFSET_LIMIT` lets the matcher search only windows of a view (`RuleMatcher`).
     static let compileOptions: UInt32 =
-        UInt32(PCRE2_UTF) | UInt32(PCRE2_UCP) | UInt32(PCRE2_CASELESS) | UInt32(PCRE2_NEVER_BACKSLASH_C)
+        UInt32(PCRE2_UTF) | UInt32(PCRE2_UCP) | UInt32(PCRE2_CASELESS) | UInt32(PCRE2_NEVER_BACKSLASH_C) | UInt32(PCRE2_USE_OFFSET_LIMIT)
 
     let source: String
     fileprivate let code: OpaquePointer
@@ -115,7 +116,7 @@ final class CompiledPattern: @unchecked Sendable {
     }
 
     /// Options of the bytes twin.
-    static let bytesOptions: UInt32 = UInt32(PCRE2_CASELESS)
+    static let bytesOptions: UInt32 = UInt32(PCRE2_CASELESS) | UInt32(PCRE2_USE_OFFSET_LIMIT)
 
     deinit {
         pcre2_code_free_8(code)
@@ -190,8 +191,8 @@ final class MatchResources {
     /// soon after the deadline. With `ascii` (the caller checked that every byte is below 0x80), it
     /// runs on the bytes twin.
     func search(
-        _ pattern: CompiledPattern, in subject: UnsafeBufferPointer<UInt8>, from start: Int, deadline until: UInt64? = nil,
-        ascii: Bool = false
+        _ pattern: CompiledPattern, in subject: UnsafeBufferPointer<UInt8>, from start: Int, limit: Int? = nil,
+        deadline until: UInt64? = nil, ascii: Bool = false
     ) -> SearchOutcome {
         pattern.prepare()
         var code = pattern.code
@@ -201,6 +202,8 @@ final class MatchResources {
         } else if ascii, let bytesCode = pattern.bytesCode {
             code = bytesCode
         }
+        // Matches must start at or before the limit (the context is shared by every search).
+        sg_pcre2_set_offset_limit(context, limit ?? -1)
         // An empty buffer may have a nil base address, which PCRE2 accepts only with length 0.
         let rc = pcre2_match_8(code, subject.baseAddress, subject.count, start, UInt32(PCRE2_NO_UTF_CHECK), matchData, context)
         if rc >= 0 {

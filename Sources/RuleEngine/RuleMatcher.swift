@@ -35,11 +35,15 @@ public final class RuleMatcher {
     /// reads (the squashed view of a prompt with nothing to squash is its ascii view): the matches
     /// would be the same. On by default; only the views reported for matches differ.
     public var skipsDuplicateViews = true
+    /// Whether a rule with an anchor (`AnchorAnalysis`) is searched only from just before each
+    /// occurrence of its anchor words, with PCRE2's offset limit, instead of over the whole view.
+    /// On by default; results are the same either way, only the time differs.
+    public var usesWindows = true
 
     let resources: MatchResources
     private var unlessSpans: [Range<Int>] = []
-    /// For each view slot, which literals occur in it (`slot * literalCount + id`).
-    private var literalFound: [Bool]
+    /// For each view slot, what the literal scan found in it.
+    private var scans: [ScanState]
     /// For each view slot, the rules that may match it (`slot * ruleWords + word`, bit sets).
     private var candidates: [UInt64]
     private let ruleWords: Int
@@ -52,15 +56,20 @@ public final class RuleMatcher {
     private var viewIsASCII = [Bool](repeating: false, count: ViewName.allCases.count)
     /// The rules that may match some view of the text.
     private var anyCandidates: [UInt64]
+    /// For each view slot, its longest runs, once a rule with an anchor needs them.
+    private var runStats: [RunStats?]
+    /// Scratch: the windows of the rule being searched.
+    private var windows: [ClosedRange<Int>] = []
 
     init(ruleSet: CompiledRuleSet, limits: MatchLimits) {
         self.ruleSet = ruleSet
         self.limits = limits
         resources = MatchResources(limits: limits)
-        literalFound = Array(repeating: false, count: ruleSet.prefilter.literalCount * ViewName.allCases.count)
+        scans = Array(repeating: ScanState(literalCount: ruleSet.prefilter.literalCount), count: ViewName.allCases.count)
         ruleWords = RuleBits.words(for: ruleSet.compiled.count)
         candidates = Array(repeating: 0, count: ruleWords * ViewName.allCases.count)
         anyCandidates = Array(repeating: 0, count: ruleWords)
+        runStats = Array(repeating: nil, count: ViewName.allCases.count)
     }
 
     /// Normalises `text` with the views the rule set reads, then matches it.
@@ -89,13 +98,14 @@ public final class RuleMatcher {
         counters.texts += 1
         let slotCount = views.count
         let words = ruleWords
-        let literalCount = ruleSet.prefilter.literalCount
         let allRules = ~UInt64(0)
         anyCandidates.withUnsafeMutableBufferPointer { any in any.update(repeating: 0) }
         for slot in 0..<slotCount {
             let name = ViewName.allCases[slot]
             views[slot] = text.viewIfBuilt(name)
             sameAs[slot] = slot
+            scans[slot].clear()
+            runStats[slot] = nil
             guard ruleSet.views.contains(name) else { continue }
             guard let view = views[slot] else {
                 anyCandidates.withUnsafeMutableBufferPointer { any in any.update(repeating: allRules) }
@@ -113,13 +123,9 @@ public final class RuleMatcher {
             guard sameAs[slot] == slot else { continue }
             if usesPrefilter {
                 let prefilter = ruleSet.prefilter
-                literalFound.withUnsafeMutableBufferPointer { all in
-                    let found = UnsafeMutableBufferPointer(rebasing: all[(slot * literalCount)..<((slot + 1) * literalCount)])
-                    found.update(repeating: false)
-                    candidates.withUnsafeMutableBufferPointer { allCandidates in
-                        let mine = UnsafeMutableBufferPointer(rebasing: allCandidates[(slot * words)..<((slot + 1) * words)])
-                        view.utf8.withUnsafeBufferPointer { prefilter.scan($0, found: found, candidates: mine) }
-                    }
+                candidates.withUnsafeMutableBufferPointer { allCandidates in
+                    let mine = UnsafeMutableBufferPointer(rebasing: allCandidates[(slot * words)..<((slot + 1) * words)])
+                    view.utf8.withUnsafeBufferPointer { prefilter.scan($0, into: &scans[slot], candidates: mine) }
                 }
             } else {
                 for word in 0..<words { candidates[slot * words + word] = allRules }
@@ -135,7 +141,6 @@ public final class RuleMatcher {
         let prefilter = ruleSet.prefilter
         let usesPrefilter = usesPrefilter
         let words = ruleWords
-        let literalCount = prefilter.literalCount
         let searchedBefore = counters.ruleViewsSearched
         let failuresBefore = counters.failures
         for word in 0..<min(words, selection.bits.count) {
@@ -162,14 +167,22 @@ public final class RuleMatcher {
                     if hasGroups {
                         let admitted =
                             candidates[canonical * words + word] & (1 << UInt64(index & 63)) != 0
-                            && literalFound.withUnsafeMutableBufferPointer { all in
-                                prefilter.admits(
-                                    rule: index,
-                                    found: UnsafeMutableBufferPointer(rebasing: all[(canonical * literalCount)..<((canonical + 1) * literalCount)]))
-                            }
+                            && prefilter.admits(rule: index, found: scans[canonical].found)
                         if !admitted { continue }
                     }
-                    if search(compiled, on: built, ascii: viewIsASCII[slot], mode: mode, into: &result), mode == .firstPerRule { break }
+                    var windowed = false
+                    if usesWindows && usesPrefilter, let anchor = prefilter.anchorLiterals[index], built.utf8.count < Int(Int32.max) {
+                        // No occurrence of an anchor word: no match can start anywhere.
+                        guard makeWindows(anchor: anchor, prefix: prefilter.anchorPrefix[index], slot: slot, canonical: canonical) else {
+                            continue
+                        }
+                        windowed = true
+                    }
+                    if search(compiled, on: built, ascii: viewIsASCII[slot], windowed: windowed, mode: mode, into: &result),
+                        mode == .firstPerRule
+                    {
+                        break
+                    }
                 }
             }
         }
@@ -178,12 +191,75 @@ public final class RuleMatcher {
             selection.viewPairs - (counters.ruleViewsSearched - searchedBefore) - (counters.failures - failuresBefore)
     }
 
+    // MARK: Windows
+
+    /// Fills `windows` with the start positions a match of a rule with this anchor can have on the
+    /// view in `slot`: from `prefix` bytes before each occurrence of an anchor literal up to the
+    /// occurrence, merged and sorted. False when there is none.
+    private func makeWindows(anchor: [Int32], prefix: LengthBound, slot: Int, canonical: Int) -> Bool {
+        windows.removeAll(keepingCapacity: true)
+        let stats: RunStats
+        if let known = runStats[canonical] {
+            stats = known
+        } else {
+            stats = views[canonical]!.utf8.withUnsafeBufferPointer { RunStats($0) }
+            runStats[canonical] = stats
+        }
+        let reach = prefix.bytes(in: stats, ascii: viewIsASCII[canonical])
+        let scan = scans[canonical]
+        var literals = 0
+        for id in anchor where scan.found[Int(id)] {
+            literals += 1
+            // The literal's occurrences, last first.
+            var index = scan.lastOccurrence[Int(id)]
+            while index >= 0 {
+                let occurrence = scan.occurrences[Int(index)]
+                windows.append(max(0, Int(occurrence.earliest) - reach)...Int(occurrence.latest))
+                index = occurrence.previous
+            }
+        }
+        if windows.isEmpty { return false }
+        if literals > 1 {
+            windows.sort { $0.lowerBound < $1.lowerBound }
+        } else {
+            windows.reverse()
+        }
+        // Merge windows that overlap or nearly touch: a search across a short gap costs less than
+        // another call.
+        var merged = 0
+        for index in 1..<windows.count {
+            if windows[index].lowerBound <= windows[merged].upperBound + Self.windowGap {
+                windows[merged] = windows[merged].lowerBound...max(windows[merged].upperBound, windows[index].upperBound)
+            } else {
+                merged += 1
+                windows[merged] = windows[index]
+            }
+        }
+        windows.removeLast(windows.count - merged - 1)
+        // A search must start on a character boundary (PCRE2 is told the subject is valid UTF-8).
+        if !viewIsASCII[canonical] {
+            views[canonical]!.utf8.withUnsafeBufferPointer { bytes in
+                for index in windows.indices {
+                    var lower = windows[index].lowerBound
+                    while lower > 0 && lower < bytes.count && bytes[lower] & 0xC0 == 0x80 { lower -= 1 }
+                    windows[index] = lower...windows[index].upperBound
+                }
+            }
+        }
+        return true
+    }
+
+    /// Windows closer than this many bytes are searched in one call.
+    static let windowGap = 48
+
     // MARK: One rule on one view
 
-    /// Searches one rule on one view; true when it fired there.
+    /// Searches one rule on one view; true when it fired there. `windowed`: only matches starting
+    /// inside `windows` are looked for (no other can exist).
     @discardableResult
     private func search(
-        _ compiled: CompiledRule, on view: NormalizedView, ascii: Bool, mode: MatchMode, into result: inout RuleMatchResult
+        _ compiled: CompiledRule, on view: NormalizedView, ascii: Bool, windowed: Bool, mode: MatchMode,
+        into result: inout RuleMatchResult
     ) -> Bool {
         counters.ruleViewsSearched += 1
         var fired = false
@@ -193,8 +269,24 @@ public final class RuleMatcher {
             var unlessReady = compiled.unless.isEmpty
             unlessSpans.removeAll(keepingCapacity: true)
             var start = 0
+            var window = 0
             while start <= subject.count {
-                let outcome = find(compiled.pattern, in: subject, from: start, budget: &budget)
+                var outcome: SearchOutcome
+                if windowed {
+                    // The next window that holds a start position at or after `start`.
+                    while window < windows.count && windows[window].upperBound < start { window += 1 }
+                    guard window < windows.count else { return }
+                    let from = max(start, windows[window].lowerBound)
+                    outcome = find(compiled.pattern, in: subject, from: from, limit: windows[window].upperBound, budget: &budget)
+                    if case .noMatch = outcome {
+                        // Nothing starts in this window: on to the next.
+                        start = windows[window].upperBound + 1
+                        window += 1
+                        continue
+                    }
+                } else {
+                    outcome = find(compiled.pattern, in: subject, from: start, budget: &budget)
+                }
                 guard case .match(let range) = outcome else {
                     record(outcome, rule: compiled.rule, view: view.name, unlessIndex: nil, into: &result)
                     return
@@ -286,15 +378,16 @@ public final class RuleMatcher {
     /// of spaces: about 4 s, under the limit). Subjects longer than `longSubjectBytes` are therefore
     /// searched with the pattern's guarded twin, whose callouts stop the search at the rule's
     /// deadline. Short subjects never look at a clock.
+    /// With `limit`, only matches starting at or before that offset are looked for.
     func find(
-        _ pattern: CompiledPattern, in subject: UnsafeBufferPointer<UInt8>, from start: Int, budget: inout Budget
+        _ pattern: CompiledPattern, in subject: UnsafeBufferPointer<UInt8>, from start: Int, limit: Int? = nil, budget: inout Budget
     ) -> SearchOutcome {
         counters.searches += 1
         guard let deadline = budget.deadline else {
-            return resources.search(pattern, in: subject, from: start, ascii: budget.asciiSubject && usesBytesMode)
+            return resources.search(pattern, in: subject, from: start, limit: limit, ascii: budget.asciiSubject && usesBytesMode)
         }
         if PCRE2Info.now() > deadline { return .limit(.timeBudget) }
-        return resources.search(pattern, in: subject, from: start, deadline: deadline)
+        return resources.search(pattern, in: subject, from: start, limit: limit, deadline: deadline)
     }
 
     /// Whether every byte is below 0x80, eight at a time.

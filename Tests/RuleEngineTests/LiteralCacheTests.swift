@@ -20,9 +20,15 @@ import Testing
             [RequiredLiteral(text: "kill", wordStart: true), RequiredLiteral(text: "elden ring"), RequiredLiteral(text: "a.b,c%", wordEnd: true)],
             [RequiredLiteral(text: "^$x", wordStart: true, wordEnd: true)],
         ]
+        let anchor = Anchor(
+            literals: [RequiredLiteral(text: "kill", wordStart: true), RequiredLiteral(text: "a:b.c", wordEnd: true)],
+            prefix: LengthBound(characters: 7, wordRuns: 1, spaceRuns: 2, nonWordRuns: 3, anyRuns: 4))
         for (pattern, value) in [("p1", requirement), ("p2", nil)] {
-            let parsed = LiteralCache.parse(LiteralCache.line(for: pattern, requirement: value))
-            #expect(parsed[LiteralCache.Key(pattern)] == .some(value))
+            for anchor in [anchor, nil] {
+                let entry = LiteralCache.Entry(requirement: value, anchor: anchor)
+                let parsed = LiteralCache.parse(LiteralCache.line(for: pattern, entry: entry))
+                #expect(parsed[LiteralCache.Key(pattern)] == entry)
+            }
         }
     }
 

@@ -1,0 +1,123 @@
+import Foundation
+import Testing
+import TextNormalization
+
+@testable import RuleEngine
+
+/// Searching a rule only from just before its anchor words (`AnchorAnalysis`, windows with
+/// PCRE2's offset limit) is a speed-up only: the matches must be those of searching whole views.
+@Suite struct WindowTests {
+    // MARK: The analysis
+
+    @Test(arguments: [
+        // pattern, anchor literals, bound (characters, word runs, space runs, non-word runs, any runs)
+        (#"\bkill\b"#, [#"\bkill\b"#], [0, 0, 0, 0, 0]),
+        (#"\b(?:i|we)\s+(?:want|need)\s+to\s+kill"#, ["need", "want"], [2, 0, 1, 0, 0]),
+        (#"(?:i|we)\s*\w+\s+kill"#, ["kill"], [2, 1, 2, 0, 0]),
+        (#"(?:\w+\W+){0,3}kill"#, ["kill"], [0, 3, 0, 3, 0]),
+        (#".*kill"#, ["kill"], [0, 0, 0, 0, 1]),
+        (#"[^.!?\n]{0,80}kill"#, ["kill"], [80, 0, 0, 0, 0]),
+        (#"(?:kill|murder)\s+him"#, ["kill", "murder"], [0, 0, 0, 0, 0]),
+        (#"\w?\w?\w?kill"#, ["kill"], [3, 0, 0, 0, 0]),
+        (#"ab?c?kill"#, ["abckill", "abkill", "ackill", "akill"], [0, 0, 0, 0, 0]),
+        (#"(?<!not )(?=k)kill"#, ["kill"], [0, 0, 0, 0, 0]),
+        (#"[a-z_0-9]+kill"#, ["kill"], [0, 1, 0, 0, 0]),
+        (#"[\s-]+kill"#, ["kill"], [0, 0, 0, 1, 0]),
+        (#"(?:gonna|going\s+to)\s+die"#, ["gonna", "going"], [0, 0, 0, 0, 0]),
+        (#"(?:a|bb)+kill"#, [], [-1]),
+        (#"(\w)\1kill"#, [], [-1]),
+        (#"\Xkill"#, [], [-1]),
+        (#"\Rkill"#, [], [-1]),
+        (#"(?x) k i l l"#, [], [-1]),
+        (#"ki+ll"#, [], [-1]),
+    ] as [(String, [String], [Int])])
+    func anchors(pattern: String, literals: [String], bound: [Int]) {
+        let anchor = AnchorAnalysis.anchor(of: pattern)
+        if bound == [-1] {
+            #expect(anchor == nil, "\(pattern): \(String(describing: anchor))")
+            return
+        }
+        #expect(anchor?.literals.map(\.description).sorted() == literals.sorted(), "\(pattern)")
+        let p = anchor?.prefix
+        #expect([p?.characters, p?.wordRuns, p?.spaceRuns, p?.nonWordRuns, p?.anyRuns] == bound.map { $0 }, "\(pattern)")
+    }
+
+    @Test func runStatsCountNonASCIIBytesInEveryKindOfRun() {
+        // "é" (two bytes) could be a letter, a space or neither under UCP: it lengthens every run.
+        let stats = Array("ab  cd\t\t\t!?é x".utf8).withUnsafeBufferPointer { RunStats($0) }
+        #expect(stats.longestWordRun == 2)  // "ab", "cd", "é"
+        #expect(stats.longestSpaceRun == 3)  // "\t\t\t", "é "
+        #expect(stats.longestNonWordRun == 8)  // "\t\t\t!?é "
+        #expect(stats.count == 15)
+    }
+
+    // MARK: Same results
+
+    /// Patterns whose anchors sit after bounded but variable prefixes, on texts with long runs,
+    /// filler before the anchor, mapped letters (U+212A counts as k) and several occurrences.
+    static let patterns = [
+        #"\b(?:i|we)\s+(?:want|need)\s+to\s+kill\b"#, #"(?:\w+\W+){0,3}kill"#, #"[^.!?\n]{0,30}kill"#, #"(?:i|we)\s*\w+\s+kill"#,
+        #"(?<!not )kill\s+him"#, #"ab?c?kill"#, #".*kill"#, #"[\s-]+kill"#, #"(?:gonna|going\s+to)\s+die"#, #"kill(?=\s+him)"#,
+        #"\bkill\b"#, #"(?:kill|murder)s?\s+\w+"#, #"x{0,5}\s*kill"#, #"k\x{131}ll|kill"#, #"\w{2,4}kill"#,
+    ]
+    static let texts = [
+        "i want to kill", "we   \t  need to kill him", "I WANT TO KILL", "i want to \u{212A}ill", "\u{212A}ill him",
+        "aa, bb; cc. kill", "one two three four kill", "x x x x x x x kill", "not kill him", "abckill", "ckill", "bkill",
+        "word word. word word word word word word word kill", "gonna die", "going    to   die", "kill kill kill", "xxxxx kill",
+        "murders everyone", "şşş kill", "éé\u{00A0}\u{00A0}\u{00A0}kill", "abcdkill", "kıll", "İ want to kill",
+        String(repeating: "filler text without the word ", count: 40) + "i want to kill" + String(repeating: " and more", count: 30),
+        String(repeating: "kill ", count: 50), String(repeating: " ", count: 300) + "kill",
+    ]
+
+    @Test func windowsFindWhatWholeViewsFind() throws {
+        for (index, pattern) in Self.patterns.enumerated() {
+            let set = try YAMLRules.single(id: "test.w\(index)", pattern: pattern, views: ViewName.allCases)
+            let windowed = set.makeMatcher()
+            let whole = set.makeMatcher()
+            whole.usesWindows = false
+            for prefix in emojiPrefixes {
+                for text in Self.texts {
+                    let a = windowed.match(prefix + text).matches
+                    let b = whole.match(prefix + text).matches
+                    #expect(a == b, "pattern \(pattern) on \(prefix + text)")
+                }
+            }
+            #expect(windowed.counters.searches > 0)
+        }
+    }
+
+    /// Every bundled rule on every corpus prompt, and on long texts made of corpus prompts (where
+    /// windows matter most): every match (all of them, not just the first per rule) is the same.
+    @Test(arguments: ["en", "tr"])
+    func bundledRulesFindTheSameMatchesOnTheCorpus(language: String) throws {
+        let corpus = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Corpus/\(language).jsonl")
+        let lines = try String(contentsOf: corpus, encoding: .utf8).split(separator: "\n")
+        let prompts = try lines.map { line in
+            let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+            return try #require(object?["text"] as? String)
+        }
+        try #require(prompts.count > 500)
+        // Long texts: 12 prompts joined, some with the punctuation removed.
+        var texts = prompts
+        for start in stride(from: 0, to: prompts.count - 12, by: 12) {
+            let joined = prompts[start..<(start + 12)].joined(separator: start % 24 == 0 ? " " : ". ")
+            texts.append(joined)
+        }
+        let rules = try CompiledRuleSet.load(from: .bundled)
+        let windowed = rules.makeMatcher()
+        let whole = rules.makeMatcher()
+        whole.usesWindows = false
+        var differences: [String] = []
+        for text in texts {
+            let normalized = rules.normalize(text)
+            let a = windowed.match(normalized).matches.map { "\($0.rule.id) \($0.view) \($0.viewRange)" }
+            let b = whole.match(normalized).matches.map { "\($0.rule.id) \($0.view) \($0.viewRange)" }
+            if a != b { differences.append("\(text.prefix(80)): windows \(a), whole \(b)") }
+        }
+        #expect(differences.isEmpty, "\(differences.prefix(10).joined(separator: "\n"))")
+        // And the windows must save work: fewer bytes scanned shows as fewer matches attempted…
+        // which PCRE2 does not report; the searches skipped because no anchor word occurs do show.
+        #expect(windowed.counters.ruleViewsSearched < whole.counters.ruleViewsSearched)
+    }
+}
