@@ -114,7 +114,7 @@ for target in package.targets where target.type != .system && target.type != .pl
 // The hot path (normalising and matching every prompt) keeps its state in final classes and arrays;
 // release builds there skip the run-time exclusivity checks, which callgrind showed at 13 % of
 // the instructions per short prompt (swift_beginAccess). Debug builds, and so every test, keep them.
-for target in package.targets where ["RuleEngine", "TextNormalization"].contains(target.name) {
+for target in package.targets where ["RuleEngine", "TextNormalization", "SafetyClassifier"].contains(target.name) {
     target.swiftSettings = (target.swiftSettings ?? []) + [
         .unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))
     ]

@@ -220,6 +220,9 @@ struct LengthBound: Hashable, Sendable {
             && anyRuns < Self.limit
     }
 
+    /// Whether the bound counts runs (and so needs the view's `RunStats`).
+    var hasRuns: Bool { wordRuns != 0 || spaceRuns != 0 || nonWordRuns != 0 || anyRuns != 0 }
+
     /// The bound in bytes of a view with these longest runs; `ascii`: one byte per character.
     @inline(__always)
     func bytes(in stats: RunStats, ascii: Bool) -> Int {

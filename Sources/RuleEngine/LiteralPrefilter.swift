@@ -49,18 +49,24 @@ struct LiteralPrefilter: Sendable {
     /// Literal ids of every group, one group after another.
     let groupMembers: [Int]
     /// Byte length and boundary flags (1: word start, 2: word end) of each literal.
-    private let literalLength: [Int]
-    private let literalFlags: [UInt8]
+    /// Per literal: its byte length (low 16 bits), boundary flags (bits 16–17: word start, word
+    /// end) and whether it belongs to an anchor (bit 18), in one word for the scan's inner loop.
+    private let literalInfo: [UInt32]
     /// Byte → input class (0: a byte that occurs in no literal).
     private let byteClass: [UInt8]
     private let classCount: Int
-    /// `transitions[state * classCount + class]` → next state.
-    private let transitions: [Int32]
+    /// `transitions[state * classCount + class]` → next state, with the top bit set when that
+    /// state recognises a literal: 16 bits per entry while the automaton has under 32,768 states
+    /// (the table is then half the size, and the scan's cache misses with it), else 32.
+    private let compactTransitions: [UInt16]?
+    private let wideTransitions: [UInt32]?
     /// The literal ids recognised on entering each state (its own and its suffixes').
-    private let outputs: [[Int32]]
-    private let hasOutput: [Bool]
-    /// For each literal, the rules whose first group holds it.
-    let postings: [[Int32]]
+    private let outputStart: [Int32]
+    private let outputIDs: [Int32]
+    /// For each literal, the rules whose first group holds it:
+    /// `postingRules[postingStart[literal]..<postingStart[literal + 1]]`.
+    private let postingStart: [Int32]
+    private let postingRules: [Int32]
     /// Rules without a requirement (always searched), as a bit set.
     let alwaysSearched: [UInt64]
     let ruleCount: Int
@@ -68,8 +74,6 @@ struct LiteralPrefilter: Sendable {
     let anchorLiterals: [[Int32]?]
     /// For each rule, the anchor's bound on how far into a match its literal starts.
     let anchorPrefix: [LengthBound]
-    /// Whether a literal belongs to some anchor: the scan then records every occurrence of it.
-    private let isAnchorLiteral: [Bool]
 
     var literalCount: Int { literals.count }
 
@@ -108,7 +112,6 @@ struct LiteralPrefilter: Sendable {
         for ids in anchorLiterals { for id in ids ?? [] { isAnchorLiteral[Int(id)] = true } }
         self.anchorLiterals = anchorLiterals
         self.anchorPrefix = anchorPrefix
-        self.isAnchorLiteral = isAnchorLiteral
         self.literals = literals
         self.ruleGroups = ruleGroups
         self.groupMembers = groupMembers
@@ -124,10 +127,16 @@ struct LiteralPrefilter: Sendable {
                 postings[groupMembers[member]].append(Int32(rule))
             }
         }
-        self.postings = postings
+        var postingStart: [Int32] = [0]
+        for rules in postings { postingStart.append(postingStart.last! + Int32(rules.count)) }
+        self.postingStart = postingStart
+        postingRules = postings.flatMap { $0 }
         alwaysSearched = always
-        literalLength = literals.map(\.text.utf8.count)
-        literalFlags = literals.map { ($0.wordStart ? 1 : 0) | ($0.wordEnd ? 2 : 0) }
+        literalInfo = literals.indices.map { id in
+            let literal = literals[id]
+            return UInt32(min(literal.text.utf8.count, 0xFFFF)) | (literal.wordStart ? 1 << 16 : 0) | (literal.wordEnd ? 1 << 17 : 0)
+                | (isAnchorLiteral[id] ? 1 << 18 : 0)
+        }
 
         // Input classes: one per distinct byte used by some literal.
         var byteClass = [UInt8](repeating: 0, count: 256)
@@ -189,9 +198,17 @@ struct LiteralPrefilter: Sendable {
         }
         // Class 0 (a byte in no literal) always leads back to the root.
         for state in 0..<goto.count { table[state * classes] = 0 }
-        transitions = table
-        self.outputs = outputs
-        hasOutput = outputs.map { !$0.isEmpty }
+        var outputStart: [Int32] = [0]
+        for ids in outputs { outputStart.append(outputStart.last! + Int32(ids.count)) }
+        self.outputStart = outputStart
+        outputIDs = outputs.flatMap { $0 }
+        if goto.count < 0x8000 {
+            compactTransitions = table.map { next in UInt16(next) | (outputs[Int(next)].isEmpty ? 0 : 0x8000) }
+            wideTransitions = nil
+        } else {
+            compactTransitions = nil
+            wideTransitions = table.map { next in UInt32(next) | (outputs[Int(next)].isEmpty ? 0 : 0x8000_0000) }
+        }
     }
 
     /// Whether rule `index` may match a view whose literals are `found`.
@@ -215,56 +232,82 @@ struct LiteralPrefilter: Sendable {
     func scan(_ bytes: UnsafeBufferPointer<UInt8>, into record: inout ScanState, candidates: UnsafeMutableBufferPointer<UInt64>) {
         for word in candidates.indices { candidates[word] = alwaysSearched[word] }
         guard !literals.isEmpty else { return }
+        if let compactTransitions {
+            compactTransitions.withUnsafeBufferPointer { scan(bytes, table: $0, outputFlag: 0x8000, into: &record, candidates: candidates) }
+        } else if let wideTransitions {
+            wideTransitions.withUnsafeBufferPointer { scan(bytes, table: $0, outputFlag: 0x8000_0000, into: &record, candidates: candidates) }
+        }
+    }
+
+    @inline(__always)
+    private func scan<Entry: FixedWidthInteger & UnsignedInteger>(
+        _ bytes: UnsafeBufferPointer<UInt8>, table: UnsafeBufferPointer<Entry>, outputFlag: Entry, into record: inout ScanState,
+        candidates: UnsafeMutableBufferPointer<UInt64>
+    ) {
         var state = 0
         var i = 0
         let n = bytes.count
+        let classCount = classCount
         /// Where the last byte that stood for a mapped non-ASCII letter ended: near it, byte
         /// offsets are not literal offsets, so boundary checks give way.
         var mappedEnd = -64
-        transitions.withUnsafeBufferPointer { table in
-            byteClass.withUnsafeBufferPointer { classOf in
-                while i < n {
-                    var byte = bytes[i]
-                    i += 1
-                    if byte >= 0x80 {
-                        if byte == 0xE2, i + 1 < n, bytes[i] == 0x84, bytes[i + 1] == 0xAA {
-                            byte = UInt8(ascii: "k")  // U+212A KELVIN SIGN
-                            i += 2
-                            mappedEnd = i
-                        } else if byte == 0xC5, i < n, bytes[i] == 0xBF {
-                            byte = UInt8(ascii: "s")  // U+017F LATIN SMALL LETTER LONG S
-                            i += 1
-                            mappedEnd = i
-                        }
-                    } else if byte >= 0x41 && byte <= 0x5A {
-                        byte += 0x20
-                    }
-                    state = Int(table[state * classCount + Int(classOf[Int(byte)])])
-                    if hasOutput[state] {
-                        for id in outputs[state] {
-                            let literal = Int(id)
-                            let anchor = isAnchorLiteral[literal]
-                            let seen = record.found[literal]
-                            if seen && !anchor { continue }
-                            let flags = literalFlags[literal]
-                            let length = literalLength[literal]
-                            guard
-                                flags == 0 || i - mappedEnd < length + 3
-                                    || Self.boundaryHolds(flags, end: i, length: length, in: bytes)
-                            else { continue }
-                            if anchor {
-                                // A mapped letter (3 bytes for one `k`) may lie inside the occurrence.
-                                let slack = mappedEnd > i - 3 * length ? 2 * length : 0
-                                record.occurrences.append(
-                                    LiteralOccurrence(
-                                        earliest: Int32(clamping: max(0, i - length - slack)), latest: Int32(clamping: i - length),
-                                        previous: seen ? record.lastOccurrence[literal] : -1))
-                                record.lastOccurrence[literal] = Int32(record.occurrences.count - 1)
-                            }
-                            if !seen {
-                                record.found[literal] = true
-                                record.foundIDs.append(id)
-                                for rule in postings[literal] { candidates[Int(rule) >> 6] |= 1 << UInt64(rule & 63) }
+        byteClass.withUnsafeBufferPointer { classOf in
+            literalInfo.withUnsafeBufferPointer { info in
+                outputStart.withUnsafeBufferPointer { outputStart in
+                    outputIDs.withUnsafeBufferPointer { outputIDs in
+                        postingStart.withUnsafeBufferPointer { postingStart in
+                            postingRules.withUnsafeBufferPointer { postingRules in
+                                while i < n {
+                                    var byte = bytes[i]
+                                    i += 1
+                                    if byte >= 0x80 {
+                                        if byte == 0xE2, i + 1 < n, bytes[i] == 0x84, bytes[i + 1] == 0xAA {
+                                            byte = UInt8(ascii: "k")  // U+212A KELVIN SIGN
+                                            i += 2
+                                            mappedEnd = i
+                                        } else if byte == 0xC5, i < n, bytes[i] == 0xBF {
+                                            byte = UInt8(ascii: "s")  // U+017F LATIN SMALL LETTER LONG S
+                                            i += 1
+                                            mappedEnd = i
+                                        }
+                                    } else if byte >= 0x41 && byte <= 0x5A {
+                                        byte += 0x20
+                                    }
+                                    let entry = table[state * classCount + Int(classOf[Int(byte)])]
+                                    state = Int(entry & ~outputFlag)
+                                    guard entry & outputFlag != 0 else { continue }
+                                    for k in Int(outputStart[state])..<Int(outputStart[state + 1]) {
+                                        let id = outputIDs[k]
+                                        let literal = Int(id)
+                                        let facts = info[literal]
+                                        let anchor = facts & (1 << 18) != 0
+                                        let seen = record.found[literal]
+                                        if seen && !anchor { continue }
+                                        let flags = UInt8(truncatingIfNeeded: (facts >> 16) & 3)
+                                        let length = Int(facts & 0xFFFF)
+                                        guard
+                                            flags == 0 || i - mappedEnd < length + 3
+                                                || Self.boundaryHolds(flags, end: i, length: length, in: bytes)
+                                        else { continue }
+                                        if anchor {
+                                            // A mapped letter (3 bytes for one `k`) may lie inside the occurrence.
+                                            let slack = mappedEnd > i - 3 * length ? 2 * length : 0
+                                            record.occurrences.append(
+                                                LiteralOccurrence(
+                                                    earliest: Int32(clamping: max(0, i - length - slack)), latest: Int32(clamping: i - length),
+                                                    previous: seen ? record.lastOccurrence[literal] : -1))
+                                            record.lastOccurrence[literal] = Int32(record.occurrences.count - 1)
+                                        }
+                                        if !seen {
+                                            record.found[literal] = true
+                                            record.foundIDs.append(id)
+                                            for p in Int(postingStart[literal])..<Int(postingStart[literal + 1]) {
+                                                let rule = postingRules[p]
+                                                candidates[Int(rule) >> 6] |= 1 << UInt64(rule & 63)
+                                            }
+                                        }
+                                    }
+                                }
                             }
                         }
                     }

@@ -198,31 +198,51 @@ public final class RuleMatcher {
     /// occurrence, merged and sorted. False when there is none.
     private func makeWindows(anchor: [Int32], prefix: LengthBound, slot: Int, canonical: Int) -> Bool {
         windows.removeAll(keepingCapacity: true)
-        let stats: RunStats
-        if let known = runStats[canonical] {
-            stats = known
+        let reach: Int
+        if prefix.hasRuns {
+            let stats: RunStats
+            if let known = runStats[canonical] {
+                stats = known
+            } else {
+                stats = views[canonical]!.utf8.withUnsafeBufferPointer { RunStats($0) }
+                runStats[canonical] = stats
+            }
+            reach = prefix.bytes(in: stats, ascii: viewIsASCII[canonical])
         } else {
-            stats = views[canonical]!.utf8.withUnsafeBufferPointer { RunStats($0) }
-            runStats[canonical] = stats
+            // Most anchors start their match, or sit a few characters in: no runs to measure.
+            reach = prefix.bytes(in: RunStats(), ascii: viewIsASCII[canonical])
         }
-        let reach = prefix.bytes(in: stats, ascii: viewIsASCII[canonical])
-        let scan = scans[canonical]
         var literals = 0
-        for id in anchor where scan.found[Int(id)] {
-            literals += 1
-            // The literal's occurrences, last first.
-            var index = scan.lastOccurrence[Int(id)]
-            while index >= 0 {
-                let occurrence = scan.occurrences[Int(index)]
-                windows.append(max(0, Int(occurrence.earliest) - reach)...Int(occurrence.latest))
-                index = occurrence.previous
+        scans[canonical].found.withUnsafeBufferPointer { found in
+            scans[canonical].lastOccurrence.withUnsafeBufferPointer { last in
+                scans[canonical].occurrences.withUnsafeBufferPointer { occurrences in
+                    for id in anchor where found[Int(id)] {
+                        literals += 1
+                        // The literal's occurrences, last first.
+                        var index = last[Int(id)]
+                        while index >= 0 {
+                            let occurrence = occurrences[Int(index)]
+                            windows.append(max(0, Int(occurrence.earliest) - reach)...Int(occurrence.latest))
+                            index = occurrence.previous
+                        }
+                    }
+                }
             }
         }
         if windows.isEmpty { return false }
-        if literals > 1 {
-            windows.sort { $0.lowerBound < $1.lowerBound }
-        } else {
+        if literals == 1 {
             windows.reverse()
+        } else {
+            // Insertion sort: a handful of windows, mostly in order already.
+            for i in 1..<windows.count {
+                let window = windows[i]
+                var j = i
+                while j > 0 && windows[j - 1].lowerBound > window.lowerBound {
+                    windows[j] = windows[j - 1]
+                    j -= 1
+                }
+                windows[j] = window
+            }
         }
         // Merge windows that overlap or nearly touch: a search across a short gap costs less than
         // another call.

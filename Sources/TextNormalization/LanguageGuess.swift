@@ -33,57 +33,48 @@ public enum LanguageGuess {
 
     static func score(_ units: Units) -> Score {
         var score = Score()
-        // The current word, ASCII-folded, in a fixed buffer (longer words are not function words).
-        var word = (UInt64(0), UInt64(0), UInt64(0), UInt64(0))  // 32 bytes
-        var length = 0
-
         let table = wordTable
-        func finishWord() {
-            guard length > 0 else { return }
-            defer { length = 0 }
-            guard length <= 32 else { return }
-            withUnsafeBytes(of: &word) { raw in
-                let bytes = raw.bindMemory(to: UInt8.self)
-                let flags = table.flags(of: fnv1a(bytes, 0..<length))
-                if flags & WordTable.turkishWord != 0 { score.turkishWords += 2 }
-                if flags & WordTable.englishWord != 0 { score.englishWords += 2 }
-                if length >= 5 {
-                    for suffixLength in table.suffixLengths where suffixLength < length {
-                        if table.flags(of: fnv1a(bytes, (length - suffixLength)..<length)) & WordTable.turkishSuffix != 0 {
-                            score.turkishWords += 2
-                            break
-                        }
+        // The current word, ASCII-folded, in a fixed buffer (longer words are not function words).
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 32) { word in
+            var length = 0
+            units.scalars.withUnsafeBufferPointer { scalars in
+                let n = scalars.count
+                var i = 0
+                while i <= n {
+                    // A space after the last scalar ends the last word.
+                    let s: UInt32 = i < n ? scalars[i] : 0x20
+                    i += 1
+                    let byte: UInt8
+                    switch s {
+                    case 0x41...0x5A: byte = UInt8(s | 0x20)
+                    case 0x61...0x7A, 0x27: byte = UInt8(s)
+                    // ğ Ğ ş Ş ı İ: found in Turkish and hardly anywhere else.
+                    case 0x11E, 0x11F, 0x15E, 0x15F, 0x130, 0x131:
+                        score.turkishLetters += 3
+                        byte = turkishLetterFold(s)
+                    // ç Ç ö Ö ü Ü: Turkish, but also German, French…
+                    case 0xE7, 0xC7, 0xF6, 0xD6, 0xFC, 0xDC:
+                        score.turkishLetters += 1
+                        byte = turkishLetterFold(s)
+                    default:
+                        byte = 0
                     }
+                    if byte != 0 {
+                        if length < 32 { word[length] = byte }
+                        length += 1
+                        continue
+                    }
+                    if length > 0 && length <= 32 {
+                        let bytes = UnsafeBufferPointer(rebasing: word[0..<length])
+                        let flags = table.flags(of: fnv1a(bytes, 0..<length))
+                        if flags & WordTable.turkishWord != 0 { score.turkishWords += 2 }
+                        if flags & WordTable.englishWord != 0 { score.englishWords += 2 }
+                        if length >= 5 && table.endsWithSuffix(bytes) { score.turkishWords += 2 }
+                    }
+                    length = 0
                 }
             }
         }
-
-        func append(_ byte: UInt8) {
-            if length < 32 {
-                withUnsafeMutableBytes(of: &word) { $0[length] = byte }
-            }
-            length += 1
-        }
-
-        units.scalars.withUnsafeBufferPointer { scalars in
-            for s in scalars {
-                switch s {
-                case 0x41...0x5A: append(UInt8(s | 0x20))
-                case 0x61...0x7A, 0x27: append(UInt8(s))
-                // ğ Ğ ş Ş ı İ: found in Turkish and hardly anywhere else.
-                case 0x11E, 0x11F, 0x15E, 0x15F, 0x130, 0x131:
-                    score.turkishLetters += 3
-                    append(turkishLetterFold(s))
-                // ç Ç ö Ö ü Ü: Turkish, but also German, French…
-                case 0xE7, 0xC7, 0xF6, 0xD6, 0xFC, 0xDC:
-                    score.turkishLetters += 1
-                    append(turkishLetterFold(s))
-                default:
-                    finishWord()
-                }
-            }
-        }
-        finishWord()
         return score
     }
 
@@ -97,7 +88,11 @@ public enum LanguageGuess {
         private let keys: [UInt64]
         private let values: [UInt8]
         private let mask: Int
-        let suffixLengths: [Int]
+        /// The suffixes as a trie of their reversed letters: `suffixNext[node * 32 + letter]` is the
+        /// next node (0: none; a letter is `byte & 31`, `'` is 0), `suffixEnds[node]` whether a
+        /// suffix ends there. A word is walked from its last letter until the trie has no branch.
+        private let suffixNext: [Int16]
+        private let suffixEnds: [Bool]
 
         init(turkish: some Sequence<String>, english: some Sequence<String>, suffixes: [String]) {
             var entries: [UInt64: UInt8] = [:]
@@ -123,7 +118,41 @@ public enum LanguageGuess {
             self.keys = keys
             self.values = values
             mask = capacity - 1
-            suffixLengths = Array(Set(suffixes.map(\.utf8.count))).sorted()
+            var next = [Int16](repeating: 0, count: 32)
+            var ends = [false]
+            for suffix in suffixes {
+                var node = 0
+                for byte in suffix.utf8.reversed() {
+                    let slot = node * 32 + Self.letterIndex(byte)
+                    if next[slot] == 0 {
+                        next[slot] = Int16(ends.count)
+                        ends.append(false)
+                        next += [Int16](repeating: 0, count: 32)
+                    }
+                    node = Int(next[slot])
+                }
+                ends[node] = true
+            }
+            suffixNext = next
+            suffixEnds = ends
+        }
+
+        @inline(__always)
+        static func letterIndex(_ byte: UInt8) -> Int { byte == 0x27 ? 0 : Int(byte & 31) }
+
+        /// Whether the word ends with a Turkish suffix shorter than itself.
+        @inline(__always)
+        func endsWithSuffix(_ word: UnsafeBufferPointer<UInt8>) -> Bool {
+            var node = 0
+            var k = word.count - 1
+            // Stop before the first letter: the suffix must be shorter than the word.
+            while k > 0 {
+                node = Int(suffixNext[node * 32 + Self.letterIndex(word[k])])
+                if node == 0 { return false }
+                if suffixEnds[node] { return true }
+                k -= 1
+            }
+            return false
         }
 
         @inline(__always)

@@ -133,6 +133,8 @@ enum Squashing {
     /// `units` with a space wherever the original bytes between two units hold a C0/C1 control
     /// that folding removed; nil when there is none.
     static func separatingRemovedControls(_ units: Units, original: [UInt8]) -> Units? {
+        // The usual case, a text without such controls, in one pass over the bytes.
+        guard Self.holdsInvisibleControl(original) else { return nil }
         func gapHoldsControl(_ from: Int, _ to: Int) -> Bool {
             var k = from
             while k < to {
@@ -163,6 +165,25 @@ enum Squashing {
             out?.append(units.scalars[i], units.starts[i], units.ends[i])
         }
         return out
+    }
+
+    /// Whether `bytes` hold a C0 or C1 control that folding removes (U+0000–U+0008,
+    /// U+000E–U+001F, U+007F–U+0084, U+0086–U+009F; C1 controls are C2 80–C2 9F in UTF-8).
+    static func holdsInvisibleControl(_ bytes: [UInt8]) -> Bool {
+        bytes.withUnsafeBufferPointer { bytes in
+            var k = 0
+            let n = bytes.count
+            while k < n {
+                let byte = bytes[k]
+                if byte < 0x20 || byte == 0x7F {
+                    if Folding.isInvisibleControl(UInt32(byte)) { return true }
+                } else if byte == 0xC2, k + 1 < n, Folding.isInvisibleControl(UInt32(bytes[k + 1])) {
+                    return true
+                }
+                k += 1
+            }
+            return false
+        }
     }
 
     @inline(__always)

@@ -49,21 +49,28 @@ struct Units {
                 name: name, utf8: scalars.map { UInt8(truncatingIfNeeded: $0) },
                 map: OffsetMap(starts: starts, ends: ends, originalCount: originalCount))
         }
-        var bytes: [UInt8] = []
+        // Two passes: the byte length, then every array written in place.
+        var total = 0
+        for scalar in scalars { total += UTF8Encoding.length(of: scalar) }
         var byteStarts: [UInt32] = []
         var byteEnds: [UInt32] = []
-        bytes.reserveCapacity(count)
-        byteStarts.reserveCapacity(count)
-        byteEnds.reserveCapacity(count)
-        for i in 0..<count {
-            let scalar = scalars[i]
-            let start = starts[i]
-            let end = ends[i]
-            let length = UTF8Encoding.encode(scalar, into: &bytes)
-            for _ in 0..<length {
-                byteStarts.append(start)
-                byteEnds.append(end)
+        let bytes = [UInt8](unsafeUninitializedCapacity: total) { out, written in
+            byteStarts = [UInt32](unsafeUninitializedCapacity: total) { outStarts, writtenStarts in
+                byteEnds = [UInt32](unsafeUninitializedCapacity: total) { outEnds, writtenEnds in
+                    var k = 0
+                    for i in 0..<count {
+                        let length = UTF8Encoding.encode(scalars[i], into: out, at: k)
+                        for j in k..<(k + length) {
+                            outStarts[j] = starts[i]
+                            outEnds[j] = ends[i]
+                        }
+                        k += length
+                    }
+                    writtenEnds = total
+                }
+                writtenStarts = total
             }
+            written = total
         }
         return NormalizedView(
             name: name, utf8: bytes,
@@ -72,6 +79,37 @@ struct Units {
 }
 
 enum UTF8Encoding {
+    /// The length of the UTF-8 encoding of `scalar`.
+    @inline(__always)
+    static func length(of scalar: UInt32) -> Int {
+        scalar < 0x80 ? 1 : scalar < 0x800 ? 2 : scalar < 0x10000 ? 3 : 4
+    }
+
+    /// Writes the UTF-8 encoding of `scalar` at `offset` and returns its length.
+    @inline(__always)
+    static func encode(_ scalar: UInt32, into bytes: UnsafeMutableBufferPointer<UInt8>, at offset: Int) -> Int {
+        switch scalar {
+        case 0..<0x80:
+            bytes[offset] = UInt8(scalar)
+            return 1
+        case 0x80..<0x800:
+            bytes[offset] = UInt8(0xC0 | (scalar >> 6))
+            bytes[offset + 1] = UInt8(0x80 | (scalar & 0x3F))
+            return 2
+        case 0x800..<0x10000:
+            bytes[offset] = UInt8(0xE0 | (scalar >> 12))
+            bytes[offset + 1] = UInt8(0x80 | ((scalar >> 6) & 0x3F))
+            bytes[offset + 2] = UInt8(0x80 | (scalar & 0x3F))
+            return 3
+        default:
+            bytes[offset] = UInt8(0xF0 | (scalar >> 18))
+            bytes[offset + 1] = UInt8(0x80 | ((scalar >> 12) & 0x3F))
+            bytes[offset + 2] = UInt8(0x80 | ((scalar >> 6) & 0x3F))
+            bytes[offset + 3] = UInt8(0x80 | (scalar & 0x3F))
+            return 4
+        }
+    }
+
     /// Appends the UTF-8 encoding of `scalar` and returns its length.
     @inline(__always)
     @discardableResult
