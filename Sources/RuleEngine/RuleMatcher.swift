@@ -270,7 +270,7 @@ public final class RuleMatcher {
     }
 
     /// Windows closer than this many bytes are searched in one call.
-    static let windowGap = 48
+    static let windowGap = 16
 
     // MARK: One rule on one view
 
