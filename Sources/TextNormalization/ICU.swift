@@ -85,11 +85,17 @@ enum ICU {
     static func isVariationSelector(_ scalar: UInt32) -> Bool {
         sgicu_has_property(scalar, SGICU_PROP_VARIATION_SELECTOR) != 0
     }
+    @inline(__always)
     static func isAlphabetic(_ scalar: UInt32) -> Bool {
-        sgicu_has_property(scalar, SGICU_PROP_ALPHABETIC) != 0
+        if scalar < ScalarFacts.limit { return ScalarFacts.table[Int(scalar)] & ScalarFacts.alphabetic != 0 }
+        return sgicu_has_property(scalar, SGICU_PROP_ALPHABETIC) != 0
     }
     /// ICU's `U_NON_SPACING_MARK` general category.
-    static func isNonSpacingMark(_ scalar: UInt32) -> Bool { sgicu_char_type(scalar) == 6 }
+    @inline(__always)
+    static func isNonSpacingMark(_ scalar: UInt32) -> Bool {
+        if scalar < ScalarFacts.limit { return ScalarFacts.table[Int(scalar)] & ScalarFacts.nonSpacingMark != 0 }
+        return sgicu_char_type(scalar) == 6
+    }
 
     static var version: String { String(cString: sgicu_version()) }
 
@@ -179,5 +185,19 @@ final class Transliterator {
         try ICU.rangeList("transliterator source set") { pairs, capacity, status in
             sgicu_translit_source_ranges(handle, pairs, capacity, status)
         }
+    }
+}
+
+/// ICU's answers for the first 2,048 code points (Latin, Greek, Cyrillic, Armenian, Hebrew,
+/// Arabic…), asked once: every non-ASCII letter of a prompt is checked, and a C call per letter
+/// showed in the profile. Above the table, ICU is asked each time. The same ICU answers either way.
+enum ScalarFacts {
+    static let limit: UInt32 = 0x800
+    static let alphabetic: UInt8 = 1
+    static let nonSpacingMark: UInt8 = 2
+
+    static let table: [UInt8] = (0..<limit).map { scalar in
+        (sgicu_has_property(scalar, SGICU_PROP_ALPHABETIC) != 0 ? alphabetic : 0)
+            | (sgicu_char_type(scalar) == 6 ? nonSpacingMark : 0)
     }
 }

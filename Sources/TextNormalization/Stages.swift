@@ -9,7 +9,13 @@ enum Skeleton {
     static func map(_ folded: Units) -> Units {
         let derived = UnicodeTables.confusables
         let supplement = UnicodeTables.confusableSupplement
-        func lookAlike(_ s: UInt32) -> [UInt32]? { s < 0x80 ? nil : derived[s] ?? supplement[s] }
+        let known = hasLookAlike
+        func lookAlike(_ s: UInt32) -> [UInt32]? {
+            if s < 0x80 { return nil }
+            // Most letters of a prompt have no look-alike entry: skip both dictionary lookups.
+            if s < ScalarFacts.limit && !known[Int(s)] { return nil }
+            return derived[s] ?? supplement[s]
+        }
 
         var out = Units(reservingCapacity: folded.count)
         let scalars = folded.scalars
@@ -56,6 +62,11 @@ enum Skeleton {
         if s < 0x80 { return (0x61...0x7A).contains(s) || (0x41...0x5A).contains(s) || (0x30...0x39).contains(s) }
         return ICU.isAlphabetic(s) || ICU.isNonSpacingMark(s)
     }
+
+    /// For code points below `ScalarFacts.limit`: whether either look-alike table has an entry.
+    static let hasLookAlike: [Bool] = (0..<ScalarFacts.limit).map { s in
+        UnicodeTables.confusables[s] != nil || UnicodeTables.confusableSupplement[s] != nil
+    }
 }
 
 /// The `ascii` stage: diacritics and Turkish letters removed, typographic forms to ASCII.
@@ -65,6 +76,7 @@ enum Skeleton {
 enum ASCIIFolding {
     static func map(_ skeleton: Units) -> Units {
         let table = UnicodeTables.asciiFolds
+        let known = hasFold
         var out = Units(reservingCapacity: skeleton.count)
         for i in 0..<skeleton.count {
             let s = skeleton.scalars[i]
@@ -72,7 +84,7 @@ enum ASCIIFolding {
             let end = skeleton.ends[i]
             if s < 0x80 {
                 out.append(s, start, end)
-            } else if let replacement = table[s] {
+            } else if s < ScalarFacts.limit ? known[Int(s)] : table[s] != nil, let replacement = table[s] {
                 for r in replacement { out.append(r, start, end) }
             } else if let previous = out.scalars.last, previous < 0x80, ICU.isNonSpacingMark(s) {
                 // The mark joins the span of the letter it decorated.
@@ -83,6 +95,11 @@ enum ASCIIFolding {
         }
         return out
     }
+}
+
+extension ASCIIFolding {
+    /// For code points below `ScalarFacts.limit`: whether the fold table has an entry.
+    static let hasFold: [Bool] = (0..<ScalarFacts.limit).map { UnicodeTables.asciiFolds[$0] != nil }
 }
 
 /// The `squashed` stage: leetspeak mapped, letters spaced out with single separators joined,
