@@ -77,4 +77,34 @@ import Testing
         #expect(!err.lowercased().contains("broken pipe"))
         #expect(err.isEmpty)
     }
+
+    /// Ctrl-C in the middle of a run: the records written so far are whole lines, and the exit
+    /// status is 130. (The interrupt is sent once output has started, so the run is mid-stream.)
+    @Test func interruptFinishesWholeLinesAndExits130() throws {
+        let binary = try #require(ChatEndToEndTests.binary)
+        let lines = (0..<1_000_000).map { "prompt number \($0), kill the process" }.joined(separator: "\n") + "\n"
+        let path = try ClassifyCommandTests.temporaryFile("interrupted.txt", Array(lines.utf8))
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: binary)
+        process.arguments = ["classify", path, "--jobs", "2", "--rules", ClassifyCommandTests.fixtureRules]
+        let stdout = Pipe()
+        let stderr = Pipe()
+        process.standardOutput = stdout
+        process.standardError = stderr
+        try process.run()
+        var out = stdout.fileHandleForReading.availableData
+        process.interrupt()
+        out += stdout.fileHandleForReading.readDataToEndOfFile()
+        let err = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 130, "\(err)")
+        let text = String(decoding: out, as: UTF8.self)
+        #expect(text.hasSuffix("\n"), "the last record is a whole line")
+        let records = text.split(separator: "\n")
+        #expect(records.count > 0 && records.count < 1_000_000, "stopped mid-stream")
+        for (index, record) in records.enumerated() {
+            let object = try JSONSerialization.jsonObject(with: Data(record.utf8)) as? [String: Any]
+            #expect(object?["id"] as? String == String(index + 1))
+        }
+    }
 }
