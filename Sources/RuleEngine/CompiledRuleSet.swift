@@ -31,15 +31,21 @@ public final class CompiledRuleSet: Sendable {
     /// patterns PCRE2 rejects (with its message and the offset), duplicate ids, missing examples.
     ///
     /// Rule files you give (`.directory`, `.files`) always have every pattern compiled, so checked,
-    /// here. The bundled rules, checked by the test suite, have each pattern compiled at its first
-    /// search, which keeps start-up short; `checkingPatterns` compiles them here too (`rules test`,
+    /// here. The bundled rules, checked by the test suite, are read from their snapshot
+    /// (`RuleSnapshot`) when it is current and have each pattern compiled at its first search,
+    /// which keeps start-up short; `checkingPatterns` compiles them here too (`rules test`,
     /// `rules lint`, the tests). A bundled pattern that does not compile at first use fails every
     /// search of its rule (`MatchFailure`), which the classifier reports, failing closed.
     public static func load(from source: RuleSource, checkingPatterns: Bool = false) throws(RuleSetError) -> CompiledRuleSet {
         let (files, readProblems) = source.ruleFiles()
         var problems = readProblems
         var rules: [Rule] = []
+        let snapshot = source == .bundled ? RuleSnapshot.bundledRules(for: files) : [:]
         for file in files {
+            if let current = snapshot[file.name] {
+                rules += current
+                continue
+            }
             let parsed = RuleFileParser.parse(file: file.name, text: file.text)
             rules += parsed.rules
             problems += parsed.problems
