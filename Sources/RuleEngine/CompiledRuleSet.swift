@@ -29,17 +29,31 @@ public final class CompiledRuleSet: Sendable {
     ///
     /// Throws every problem of the run at once: YAML errors, unknown or missing keys, bad values,
     /// patterns PCRE2 rejects (with its message and the offset), duplicate ids, missing examples.
-    public static func load(from source: RuleSource) throws(RuleSetError) -> CompiledRuleSet {
+    ///
+    /// Rule files you give (`.directory`, `.files`) always have every pattern compiled, so checked,
+    /// here. The bundled rules, checked by the test suite, are read from their snapshot
+    /// (`RuleSnapshot`) when it is current and have each pattern compiled at its first search,
+    /// which keeps start-up short; `checkingPatterns` compiles them here too (`rules test`,
+    /// `rules lint`, the tests). A bundled pattern that does not compile at first use fails every
+    /// search of its rule (`MatchFailure`), which the classifier reports, failing closed.
+    public static func load(from source: RuleSource, checkingPatterns: Bool = false) throws(RuleSetError) -> CompiledRuleSet {
         let (files, readProblems) = source.ruleFiles()
         var problems = readProblems
         var rules: [Rule] = []
+        let snapshot = source == .bundled ? RuleSnapshot.bundledRules(for: files) : [:]
         for file in files {
+            if let current = snapshot[file.name] {
+                rules += current
+                continue
+            }
             let parsed = RuleFileParser.parse(file: file.name, text: file.text)
             rules += parsed.rules
             problems += parsed.problems
         }
+        let deferCompilation = source == .bundled && !checkingPatterns
         do {
-            return try CompiledRuleSet(rules: rules, files: files.map(\.name), earlierProblems: problems)
+            return try CompiledRuleSet(
+                rules: rules, files: files.map(\.name), earlierProblems: problems, deferringCompilation: deferCompilation)
         } catch {
             throw error
         }
@@ -49,10 +63,18 @@ public final class CompiledRuleSet: Sendable {
     public convenience init(rules: [Rule]) throws(RuleSetError) {
         var files: [String] = []
         for rule in rules where !files.contains(rule.location.file) { files.append(rule.location.file) }
-        try self.init(rules: rules, files: files, earlierProblems: [])
+        try self.init(rules: rules, files: files, earlierProblems: [], deferringCompilation: false)
     }
 
-    private init(rules: [Rule], files: [String], earlierProblems: [RuleProblem]) throws(RuleSetError) {
+    /// Rules made in code whose patterns are compiled at their first search, as the bundled rules'
+    /// are (for tests of that path).
+    convenience init(deferringCompilationOf rules: [Rule]) throws(RuleSetError) {
+        var files: [String] = []
+        for rule in rules where !files.contains(rule.location.file) { files.append(rule.location.file) }
+        try self.init(rules: rules, files: files, earlierProblems: [], deferringCompilation: true)
+    }
+
+    private init(rules: [Rule], files: [String], earlierProblems: [RuleProblem], deferringCompilation: Bool) throws(RuleSetError) {
         var problems = earlierProblems
         var firstByID: [String: Rule] = [:]
         var compiled: [CompiledRule] = []
@@ -71,7 +93,7 @@ public final class CompiledRuleSet: Sendable {
                 problems.append(
                     RuleProblem(.badExamples, at: rule.location, rule: rule.id, "needs at least one `match` and one `no_match` example"))
             }
-            let (compiledRule, errors) = CompiledRule.compile(rule)
+            let (compiledRule, errors) = CompiledRule.compile(rule, deferred: deferringCompilation)
             problems += errors
             if let compiledRule {
                 compiled.append(compiledRule)
@@ -139,9 +161,8 @@ public final class CompiledRuleSet: Sendable {
         NormalizedText(text, options: normalizationOptions(localeLanguage: localeLanguage))
     }
 
-    /// JIT-compiles every pattern now instead of at its first search (patterns are compiled and
-    /// checked at load, but JIT compilation, most of the cost, waits until a rule is first
-    /// searched). For a warm start: benchmarks, or a background thread after start-up.
+    /// Compiles (when deferred) and JIT-compiles every pattern now instead of at its first search.
+    /// For a warm start: benchmarks, or a background thread after start-up.
     public func prepareAll() {
         for rule in compiled where rule.enabled {
             rule.pattern.prepare()
@@ -229,7 +250,18 @@ final class CompiledRule: Sendable {
         viewMask = viewSlots.reduce(0) { $0 | (1 << UInt32($1)) }
     }
 
-    static func compile(_ rule: Rule) -> (CompiledRule?, [RuleProblem]) {
+    /// Compiles a rule's patterns and looks up its literal analyses. `deferred`: the patterns are
+    /// compiled at their first search instead (no problem is reported here then).
+    static func compile(_ rule: Rule, deferred: Bool = false) -> (CompiledRule?, [RuleProblem]) {
+        if deferred {
+            let analysis = LiteralCache.entry(of: rule.pattern)
+            return (
+                CompiledRule(
+                    rule: rule, pattern: CompiledPattern(deferred: rule.pattern), unless: rule.unless.map(CompiledPattern.init(deferred:)),
+                    views: rule.views, viewSlots: rule.views.map { ViewName.allCases.firstIndex(of: $0) ?? 0 }, enabled: !rule.disabled,
+                    requirement: analysis.requirement, anchor: analysis.anchor), []
+            )
+        }
         var problems: [RuleProblem] = []
         var pattern: CompiledPattern?
         do {

@@ -151,58 +151,73 @@ struct LiteralPrefilter: Sendable {
         self.byteClass = byteClass
         classCount = classes
 
-        // The trie.
-        var goto: [[Int32]] = [Array(repeating: -1, count: classes)]
+        // The trie, flat: `goto[state * classes + class]` → next state, -1 for none. (Flat arrays and
+        // buffer pointers: an array per state made this a fifth of the start-up.)
+        var goto = [Int32](repeating: -1, count: classes)
         var own: [[Int32]] = [[]]
+        var stateCount = 1
         for (id, literal) in literals.enumerated() {
             var state = 0
             for byte in literal.text.utf8 {
-                let cls = Int(byteClass[Int(byte)])
-                if goto[state][cls] < 0 {
-                    goto[state][cls] = Int32(goto.count)
-                    goto.append(Array(repeating: -1, count: classes))
+                let slot = state * classes + Int(byteClass[Int(byte)])
+                if goto[slot] < 0 {
+                    goto[slot] = Int32(stateCount)
+                    goto.append(contentsOf: repeatElement(-1, count: classes))
                     own.append([])
+                    stateCount += 1
                 }
-                state = Int(goto[state][cls])
+                state = Int(goto[slot])
             }
             own[state].append(Int32(id))
         }
         // Breadth-first failure links, folded into a full transition table.
-        var fail = [Int](repeating: 0, count: goto.count)
+        var fail = [Int](repeating: 0, count: stateCount)
         var outputs = own
-        var table = [Int32](repeating: 0, count: goto.count * classes)
+        var table = [Int32](repeating: 0, count: stateCount * classes)
         var queue: [Int] = []
-        for cls in 0..<classes {
-            let next = goto[0][cls]
-            if next >= 0 {
-                table[cls] = next
-                fail[Int(next)] = 0
-                queue.append(Int(next))
-            }
-        }
-        var head = 0
-        while head < queue.count {
-            let state = queue[head]
-            head += 1
-            outputs[state] += outputs[fail[state]].filter { !outputs[state].contains($0) }
-            for cls in 0..<classes {
-                let next = goto[state][cls]
-                if next >= 0 {
-                    fail[Int(next)] = Int(table[fail[state] * classes + cls])
-                    table[state * classes + cls] = next
-                    queue.append(Int(next))
-                } else {
-                    table[state * classes + cls] = table[fail[state] * classes + cls]
+        queue.reserveCapacity(stateCount)
+        goto.withUnsafeBufferPointer { goto in
+            table.withUnsafeMutableBufferPointer { table in
+                fail.withUnsafeMutableBufferPointer { fail in
+                    for cls in 0..<classes {
+                        let next = goto[cls]
+                        if next >= 0 {
+                            table[cls] = next
+                            fail[Int(next)] = 0
+                            queue.append(Int(next))
+                        }
+                    }
+                    var head = 0
+                    while head < queue.count {
+                        let state = queue[head]
+                        head += 1
+                        let failState = fail[state]
+                        if !outputs[failState].isEmpty {
+                            outputs[state] += outputs[failState].filter { !outputs[state].contains($0) }
+                        }
+                        let row = state * classes
+                        let failRow = failState * classes
+                        for cls in 0..<classes {
+                            let next = goto[row + cls]
+                            if next >= 0 {
+                                fail[Int(next)] = Int(table[failRow + cls])
+                                table[row + cls] = next
+                                queue.append(Int(next))
+                            } else {
+                                table[row + cls] = table[failRow + cls]
+                            }
+                        }
+                    }
                 }
             }
         }
         // Class 0 (a byte in no literal) always leads back to the root.
-        for state in 0..<goto.count { table[state * classes] = 0 }
+        for state in 0..<stateCount { table[state * classes] = 0 }
         var outputStart: [Int32] = [0]
         for ids in outputs { outputStart.append(outputStart.last! + Int32(ids.count)) }
         self.outputStart = outputStart
         outputIDs = outputs.flatMap { $0 }
-        if goto.count < 0x8000 {
+        if stateCount < 0x8000 {
             compactTransitions = table.map { next in UInt16(next) | (outputs[Int(next)].isEmpty ? 0 : 0x8000) }
             wideTransitions = nil
         } else {

@@ -101,7 +101,8 @@ public struct LimitHit: Sendable, Hashable, CustomStringConvertible {
 public struct MatchFailure: Sendable, Hashable, CustomStringConvertible {
     public let ruleID: String
     public let view: ViewName
-    /// PCRE2's negative return code.
+    /// PCRE2's negative return code; for a bundled pattern that PCRE2 rejected at its first use
+    /// (bundled patterns are compiled then), its positive compile error code.
     public let code: Int32
     public let message: String
 

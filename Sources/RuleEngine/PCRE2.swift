@@ -7,20 +7,32 @@ import Synchronization
 struct PatternError: Error, Sendable, Hashable {
     var message: String
     var offset: Int
+    /// PCRE2's compile error code (positive, unlike match error codes).
+    var code: Int32 = 0
 }
 
-/// One compiled PCRE2 pattern, JIT-compiled on first use; frees its code in `deinit`.
+/// One PCRE2 pattern, compiled at load or at first use, JIT-compiled on first use; frees its code
+/// in `deinit`.
 ///
-/// `@unchecked Sendable`: the pattern is compiled (and so checked) in `init`, but nobody matches
-/// with it until `prepare()` has JIT-compiled it and built the bytes twin under a mutex and
-/// published both with a release store; afterwards the `pcre2_code`s are never modified, and
-/// PCRE2 documents compiled code as safe to use from many threads at once as long as each thread
-/// has its own match data, which `MatchResources` provides. The guarded twin is compiled the same
-/// way, under its own mutex, before it is first handed out.
+/// `@unchecked Sendable`: `code` is either compiled in `init` (`init(_:)`, which checks the pattern
+/// and throws), before the object is shared, or left `nil` (`init(deferred:)`) and compiled by the
+/// first `prepare()`. Nobody matches with it until `prepare()` has, under the `preparing` mutex,
+/// compiled it when deferred (or recorded why it does not compile in `compileError`), JIT-compiled
+/// it and built the bytes twin, and published all of that with a release store to `prepared`; every
+/// reader does an acquiring load of `prepared` (inside `prepare()`) before it reads `code`,
+/// `compileError`, `bytesCode` or `jitCompiled`, so those plain stored properties are written
+/// once, before the release, and only read after the acquire (no data race, and TSan sees the
+/// atomic pair and the mutex). Afterwards the `pcre2_code`s are never modified, and PCRE2 documents
+/// compiled code as safe to use from many threads at once as long as each thread has its own match
+/// data, which `MatchResources` provides. The guarded twin is compiled the same way, under its own
+/// mutex, before it is first handed out.
 ///
 /// JIT compilation is deferred because it is most of the cost of loading a rule set (about three
 /// quarters of compiling, measured with callgrind), and most rules are never searched for a given
-/// prompt: the literal prefilter rules them out.
+/// prompt: the literal prefilter rules them out. The bundled rules defer `pcre2_compile` too (they
+/// are checked by the tests and by `rules test` / `rules lint`, which compile at load): a bundled
+/// pattern that does not compile at first use makes every search of it a `.failure`, which the
+/// classifier reports (fail closed), never a crash or a silent pass.
 final class CompiledPattern: @unchecked Sendable {
     /// Compile options: UTF-8 with Unicode properties for `\w`, `\b`, `\d` and case, caseless;
     /// `\C` is refused (it could split a character).
@@ -29,12 +41,17 @@ final class CompiledPattern: @unchecked Sendable {
         UInt32(PCRE2_UTF) | UInt32(PCRE2_UCP) | UInt32(PCRE2_CASELESS) | UInt32(PCRE2_NEVER_BACKSLASH_C) | UInt32(PCRE2_USE_OFFSET_LIMIT)
 
     let source: String
-    fileprivate let code: OpaquePointer
+    /// The compiled pattern; `nil` until `prepare()` for a deferred pattern, and for good when it
+    /// does not compile (then `compileError` says why).
+    fileprivate var code: OpaquePointer?
+    /// Why a deferred pattern did not compile at its first use. Set by `prepare()`.
+    private var compileError: PatternError?
     /// The same pattern with a callout before every item, for long subjects: the callout checks a
     /// deadline, so a search on a long subject can be stopped in the middle (see `shim.h`).
     /// Compiled on first use (long subjects are rare, and loading should stay quick).
     private let guardedCode = Mutex<GuardedCode>(.notCompiled)
-    /// 1 once `prepare()` has run: `bytesCode` and `jitCompiled` are then set for good.
+    /// 1 once `prepare()` has run: `code` (or `compileError`), `bytesCode`, `jitCompiled` and
+    /// `storedMinimumLength` are then set for good.
     private let prepared = Atomic<Int>(0)
     private let preparing = Mutex<Void>(())
     /// The same pattern compiled for bytes (no UTF, no UCP), for subjects that are pure ASCII: there
@@ -44,32 +61,69 @@ final class CompiledPattern: @unchecked Sendable {
     /// (`\x{100}` and above). Set by `prepare()`.
     fileprivate var bytesCode: OpaquePointer?
     private var jitCompiled = false
-    /// PCRE2's lower bound on the length of any match, in characters.
-    let minimumLength: Int
+    private var storedMinimumLength = 0
 
+    /// Compiles `pattern` now, so a pattern PCRE2 rejects is reported at load.
     init(_ pattern: String) throws(PatternError) {
         source = pattern
+        switch Self.compile(pattern) {
+        case .success(let compiled): code = compiled
+        case .failure(let error): throw error
+        }
+    }
+
+    /// Keeps `pattern` to compile at its first use (`prepare()`): for patterns checked elsewhere
+    /// (the bundled rules), where compiling every pattern at load would be most of the start-up.
+    init(deferred pattern: String) {
+        source = pattern
+        code = nil
+    }
+
+    private static func compile(_ pattern: String) -> Result<OpaquePointer, PatternError> {
         var errorCode: Int32 = 0
         var errorOffset = 0
         let bytes = Array(pattern.utf8)
         let compiled = bytes.withUnsafeBufferPointer { buffer in
             pcre2_compile_8(buffer.baseAddress, buffer.count, Self.compileOptions, &errorCode, &errorOffset, nil)
         }
-        guard let compiled else {
-            throw PatternError(message: Self.message(for: errorCode), offset: errorOffset)
-        }
-        code = compiled
-        var length: UInt32 = 0
-        _ = pcre2_pattern_info_8(compiled, UInt32(PCRE2_INFO_MINLENGTH), &length)
-        minimumLength = Int(length)
+        guard let compiled else { return .failure(PatternError(message: Self.message(for: errorCode), offset: errorOffset, code: errorCode)) }
+        return .success(compiled)
     }
 
-    /// JIT-compiles the code and builds the bytes twin, once; cheap after the first call.
+    /// PCRE2's lower bound on the length of any match, in characters (0 for a pattern that does not
+    /// compile).
+    var minimumLength: Int {
+        prepare()
+        return storedMinimumLength
+    }
+
+    /// Why the pattern does not compile, or `nil` when it does; compiles a deferred pattern now.
+    var patternError: PatternError? {
+        prepare()
+        return compileError
+    }
+
+    /// Compiles a deferred pattern, JIT-compiles the code and builds the bytes twin, once; cheap
+    /// after the first call. Never fails: a pattern that does not compile keeps `code` nil, and
+    /// every search of it reports a failure.
     @inline(__always)
     func prepare() {
         if prepared.load(ordering: .acquiring) == 1 { return }
         preparing.withLock { _ in
             guard prepared.load(ordering: .acquiring) == 0 else { return }
+            if code == nil {
+                switch Self.compile(source) {
+                case .success(let compiled): code = compiled
+                case .failure(let error): compileError = error
+                }
+            }
+            guard let code else {
+                prepared.store(1, ordering: .releasing)
+                return
+            }
+            var length: UInt32 = 0
+            _ = pcre2_pattern_info_8(code, UInt32(PCRE2_INFO_MINLENGTH), &length)
+            storedMinimumLength = Int(length)
             jitCompiled = pcre2_jit_compile_8(code, UInt32(PCRE2_JIT_COMPLETE)) == 0
             var errorCode: Int32 = 0
             var errorOffset = 0
@@ -119,8 +173,8 @@ final class CompiledPattern: @unchecked Sendable {
     static let bytesOptions: UInt32 = UInt32(PCRE2_CASELESS) | UInt32(PCRE2_USE_OFFSET_LIMIT)
 
     deinit {
-        pcre2_code_free_8(code)
-        // No other reference exists in deinit, so reading bytesCode needs no ordering.
+        // No other reference exists in deinit, so reading code and bytesCode needs no ordering.
+        if let code { pcre2_code_free_8(code) }
         guardedCode.withLock { state in
             if case .compiled(let code) = state { pcre2_code_free_8(code) }
         }
@@ -195,7 +249,13 @@ final class MatchResources {
         deadline until: UInt64? = nil, ascii: Bool = false
     ) -> SearchOutcome {
         pattern.prepare()
-        var code = pattern.code
+        guard var code = pattern.code else {
+            // A deferred pattern that PCRE2 rejected at its first use: a failure of the rule, which
+            // the classifier's fail-closed policy reports; never a crash, never a silent no-match.
+            let error = pattern.patternError
+            return .failure(
+                code: error?.code ?? 0, message: "pattern does not compile: \(error?.message ?? "unknown error") at offset \(error?.offset ?? 0)")
+        }
         if let until, let guarded = pattern.guarded {
             code = guarded
             deadline.pointee = sg_pcre2_deadline(deadline_ns: max(until, 1), calls: 0, expired: 0)

@@ -93,28 +93,35 @@ extension SafeGate {
             }
         }
 
-        /// Re-analyses every rule pattern's required literals and writes the load-time cache.
+        /// Re-analyses every rule pattern's required literals and re-parses every rule file, and
+        /// writes the two load-time caches.
         struct GenerateLiteralCache: AsyncParsableCommand {
             static let configuration = CommandConfiguration(
-                abstract: "Write Resources/rules/literal-cache.tsv: every pattern's required literals, so loading skips the analysis.",
-                discussion: "Run after editing rules (LiteralCacheTests fails on a stale file). Reads the rule files on disk, not the bundled copy.")
+                abstract: "Write Resources/rules/literal-cache.tsv (every pattern's required literals) and Resources/rules/rules-snapshot.tsv (every rule file parsed), so loading skips the analysis and YAML.",
+                discussion: "Run after editing rules (LiteralCacheTests and RuleSnapshotTests fail on stale files). Reads the rule files on disk, not the bundled copy.")
 
             @Option(help: "The rule directory to analyse.")
             var rules = "Resources/rules"
 
-            @Option(help: "Output file.")
+            @Option(help: "Output file of the literal cache.")
             var output = "Resources/rules/literal-cache.tsv"
+
+            @Option(help: "Output file of the rule snapshot.")
+            var snapshotOutput = "Resources/rules/rules-snapshot.tsv"
 
             func run() async throws {
                 let ruleSet: CompiledRuleSet
+                let snapshot: String
                 do {
                     ruleSet = try CompiledRuleSet.load(from: .directory(rules))
+                    snapshot = try CompiledRuleSet.ruleSnapshotText(ofDirectory: rules)
                 } catch {
                     for problem in error.problems { Console.current.printError(TerminalText.escaped(problem.description)) }
                     throw ExitStatus.configuration
                 }
                 try Data(ruleSet.literalCacheText().utf8).write(to: URL(fileURLWithPath: output))
-                Console.current.printError("wrote \(output) (\(ruleSet.rules.count) rules)")
+                try Data(snapshot.utf8).write(to: URL(fileURLWithPath: snapshotOutput))
+                Console.current.printError("wrote \(output) and \(snapshotOutput) (\(ruleSet.rules.count) rules)")
             }
         }
     }

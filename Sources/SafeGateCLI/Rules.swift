@@ -25,10 +25,12 @@ struct RuleSetOptions: ParsableArguments {
         help: ArgumentHelp("Load the rule files under DIR (recursively) instead of the bundled rules.", valueName: "DIR"))
     var directory: String?
 
-    /// The rule set, or every load problem printed to stderr and exit 78.
-    func load() throws -> CompiledRuleSet {
+    /// The rule set, or every load problem printed to stderr and exit 78. `checkingPatterns`:
+    /// compile every bundled pattern now, so one PCRE2 rejects is a load problem (rules given with
+    /// `--rules` always are).
+    func load(checkingPatterns: Bool = false) throws -> CompiledRuleSet {
         do {
-            return try CompiledRuleSet.load(from: RuleSource(directory: directory))
+            return try CompiledRuleSet.load(from: RuleSource(directory: directory), checkingPatterns: checkingPatterns)
         } catch {
             let console = Console.current
             for problem in error.problems { console.printError(TerminalText.escaped(problem.description)) }
@@ -50,7 +52,7 @@ extension SafeGate.Rules {
 
         func run() async throws {
             let console = Console.current
-            let ruleSet = try rules.load()
+            let ruleSet = try rules.load(checkingPatterns: true)
             let report = ruleSet.checkAllExamples()
             for failure in report.failures { console.print(TerminalText.escaped(failure.description)) }
             console.print("rules test: \(report.summary)")
@@ -84,7 +86,7 @@ extension SafeGate.Rules {
 
         func run() async throws {
             let console = Console.current
-            let ruleSet = try rules.load()
+            let ruleSet = try rules.load(checkingPatterns: true)
             let options = LintOptions(inputBytes: inputBytes, slowThreshold: .microseconds(Int64(thresholdMs * 1000)))
             let report = RuleLinter.lint(ruleSet, options: options)
             for finding in report.findings { console.print(TerminalText.escaped(finding.description)) }

@@ -1,8 +1,8 @@
-import RuleEngine
 import SafetyCore
 import Testing
 import TextNormalization
 
+@testable import RuleEngine
 @testable import SafetyClassifier
 
 /// The fail-safe policy: prompts over the size bound are classified on a head and a tail window
@@ -64,6 +64,22 @@ import TextNormalization
             let bytes = Array(prompt.utf8)
             #expect(range.lowerBound == bytes.count || bytes[range.lowerBound] & 0xC0 != 0x80)
         }
+    }
+
+    @Test func aBundledStylePatternThatDoesNotCompileAtFirstUseFailsClosed() throws {
+        // Bundled patterns are compiled at their first search (CompiledRuleSet(deferringCompilationOf:)
+        // is that path); one PCRE2 rejects must never let a prompt through as safe.
+        let rules = [DecisionTests.rule("t.violence.broken", .harmful, type: .violence, #"\bkill\s+(him"#)] + Self.rules
+        let classifier = SafetyClassifier(
+            rules: try CompiledRuleSet(deferringCompilationOf: rules), policy: ClassificationPolicy(maxPromptBytes: 1000))
+        let closed = classifier.makeSession().classify("I will kill him tonight")
+        #expect(closed.classification == .harmful(.violence))  // t.violence.kill still fires
+        let quiet = classifier.makeSession().classify("him, kill")  // holds every word the broken rule could require
+        #expect(quiet.classification == .safe)
+        #expect(!quiet.isComplete)
+        #expect(quiet.failedClosed)
+        #expect(quiet.incompleteReason?.contains("t.violence.broken") == true)
+        #expect(quiet.incompleteReason?.contains("does not compile") == true)
     }
 
     @Test func aHarmfulRuleCutShortByTheMatchLimitFailsClosed() {
