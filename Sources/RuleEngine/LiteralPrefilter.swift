@@ -151,79 +151,87 @@ struct LiteralPrefilter: Sendable {
         self.byteClass = byteClass
         classCount = classes
 
-        // The trie, flat: `goto[state * classes + class]` → next state, -1 for none. (Flat arrays and
-        // buffer pointers: an array per state made this a fifth of the start-up.)
-        var goto = [Int32](repeating: -1, count: classes)
-        var own: [[Int32]] = [[]]
+        // One state per distinct prefix of a literal, plus the root: counted first, so the table is
+        // allocated once, at its final size and width.
+        let texts = literals.map { Array($0.text.utf8) }.sorted { $0.lexicographicallyPrecedes($1) }
         var stateCount = 1
-        for (id, literal) in literals.enumerated() {
-            var state = 0
-            for byte in literal.text.utf8 {
-                let slot = state * classes + Int(byteClass[Int(byte)])
-                if goto[slot] < 0 {
-                    goto[slot] = Int32(stateCount)
-                    goto.append(contentsOf: repeatElement(-1, count: classes))
-                    own.append([])
-                    stateCount += 1
-                }
-                state = Int(goto[slot])
+        for index in texts.indices {
+            var common = 0
+            if index > 0 {
+                let previous = texts[index - 1], text = texts[index]
+                while common < min(previous.count, text.count) && previous[common] == text[common] { common += 1 }
             }
-            own[state].append(Int32(id))
+            stateCount += texts[index].count - common
         }
-        // Breadth-first failure links, folded into a full transition table.
-        var fail = [Int](repeating: 0, count: stateCount)
-        var outputs = own
-        var table = [Int32](repeating: 0, count: stateCount * classes)
-        var queue: [Int] = []
-        queue.reserveCapacity(stateCount)
-        goto.withUnsafeBufferPointer { goto in
-            table.withUnsafeMutableBufferPointer { table in
-                fail.withUnsafeMutableBufferPointer { fail in
-                    for cls in 0..<classes {
-                        let next = goto[cls]
-                        if next >= 0 {
-                            table[cls] = next
-                            fail[Int(next)] = 0
-                            queue.append(Int(next))
-                        }
-                    }
-                    var head = 0
-                    while head < queue.count {
-                        let state = queue[head]
-                        head += 1
-                        let failState = fail[state]
-                        if !outputs[failState].isEmpty {
-                            outputs[state] += outputs[failState].filter { !outputs[state].contains($0) }
-                        }
-                        let row = state * classes
-                        let failRow = failState * classes
-                        for cls in 0..<classes {
-                            let next = goto[row + cls]
-                            if next >= 0 {
-                                fail[Int(next)] = Int(table[failRow + cls])
-                                table[row + cls] = next
-                                queue.append(Int(next))
-                            } else {
-                                table[row + cls] = table[failRow + cls]
-                            }
-                        }
-                    }
-                }
-            }
+        let outputs: [[Int32]]
+        if stateCount < 0x8000 {
+            let built = Self.automaton(literals, byteClass: byteClass, classes: classes, stateCount: stateCount, outputFlag: UInt16(0x8000))
+            compactTransitions = built.table
+            wideTransitions = nil
+            outputs = built.outputs
+        } else {
+            let built = Self.automaton(literals, byteClass: byteClass, classes: classes, stateCount: stateCount, outputFlag: UInt32(0x8000_0000))
+            compactTransitions = nil
+            wideTransitions = built.table
+            outputs = built.outputs
         }
-        // Class 0 (a byte in no literal) always leads back to the root.
-        for state in 0..<stateCount { table[state * classes] = 0 }
         var outputStart: [Int32] = [0]
         for ids in outputs { outputStart.append(outputStart.last! + Int32(ids.count)) }
         self.outputStart = outputStart
         outputIDs = outputs.flatMap { $0 }
-        if stateCount < 0x8000 {
-            compactTransitions = table.map { next in UInt16(next) | (outputs[Int(next)].isEmpty ? 0 : 0x8000) }
-            wideTransitions = nil
-        } else {
-            compactTransitions = nil
-            wideTransitions = table.map { next in UInt32(next) | (outputs[Int(next)].isEmpty ? 0 : 0x8000_0000) }
+    }
+
+    /// The Aho–Corasick automaton as a full transition table (`table[state * classes + class]`,
+    /// the top bit set on entries leading to a state that recognises a literal) and each state's
+    /// literals. The trie is built in the table itself (0, the root, stands for "no edge": no edge
+    /// leads back to the root), then a breadth-first pass sets failure links and fills every
+    /// missing entry from the failure state's row. Class 0 (bytes in no literal) leads to the root.
+    private static func automaton<Entry: FixedWidthInteger & UnsignedInteger>(
+        _ literals: [RequiredLiteral], byteClass: [UInt8], classes: Int, stateCount: Int, outputFlag: Entry
+    ) -> (table: [Entry], outputs: [[Int32]]) {
+        var table = [Entry](repeating: 0, count: stateCount * classes)
+        var outputs = [[Int32]](repeating: [], count: stateCount)
+        table.withUnsafeMutableBufferPointer { table in
+            var created = 1
+            for (id, literal) in literals.enumerated() {
+                var state = 0
+                for byte in literal.text.utf8 {
+                    let slot = state * classes + Int(byteClass[Int(byte)])
+                    if table[slot] == 0 {
+                        table[slot] = Entry(created)
+                        created += 1
+                    }
+                    state = Int(table[slot])
+                }
+                outputs[state].append(Int32(id))
+            }
+            var fail = [Int](repeating: 0, count: stateCount)
+            var queue: [Int] = []
+            queue.reserveCapacity(stateCount)
+            for cls in 1..<max(classes, 1) where table[cls] != 0 { queue.append(Int(table[cls])) }
+            var head = 0
+            while head < queue.count {
+                let state = queue[head]
+                head += 1
+                let failState = fail[state]
+                if !outputs[failState].isEmpty {
+                    outputs[state] += outputs[failState].filter { !outputs[state].contains($0) }
+                }
+                let row = state * classes
+                let failRow = failState * classes
+                for cls in 1..<classes {
+                    let child = table[row + cls]
+                    if child != 0 {
+                        fail[Int(child)] = Int(table[failRow + cls])
+                        queue.append(Int(child))
+                    } else {
+                        table[row + cls] = table[failRow + cls]
+                    }
+                }
+            }
+            for index in 0..<table.count where !outputs[Int(table[index])].isEmpty { table[index] |= outputFlag }
         }
+        return (table, outputs)
     }
 
     /// Whether rule `index` may match a view whose literals are `found`.
