@@ -27,6 +27,7 @@ enum Folding {
             return try fold(visible, turkic: turkic)
         }
         var out = Units(reservingCapacity: raw.count)
+        let latin = LatinFoldTable.shared
         let scalars = raw.scalars
         let n = scalars.count
         var i = 0
@@ -53,8 +54,7 @@ enum Folding {
                     i = end
                     continue
                 }
-                if let folded = LatinFoldTable.shared.lookup(scalar, turkic: turkic) {
-                    for s in folded { out.append(s, start, stop) }
+                if latin.append(scalar, turkic: turkic, start, stop, to: &out) {
                     i = end
                     continue
                 }
@@ -134,31 +134,54 @@ enum Folding {
 }
 
 /// Folding results for single scalars U+0080–U+02FF (Latin-1, Latin Extended A/B, IPA: all of
-/// Turkish), computed once from ICU so the common case costs a table look-up.
+/// Turkish), computed once from ICU so the common case costs a table look-up. The results are
+/// stored flat (`values[start[i] ..< start[i] + count[i]]`), so a look-up retains no array.
 final class LatinFoldTable: Sendable {
     static let shared = LatinFoldTable()
     static let range: Range<UInt32> = 0x80..<0x300
 
-    private let defaultFolds: [[UInt32]?]
-    private let turkicFolds: [[UInt32]?]
+    /// Per scalar of `range`, default then Turkic: where its fold starts in `values`, and its
+    /// length (`noFold`: ICU failed, fold the chunk the slow way).
+    private let start: [Int32]
+    private let count: [UInt8]
+    private let values: [UInt32]
+    static let noFold = UInt8.max
     /// For U+0000–U+02FF: whether NFKC_Casefold has a boundary before the scalar (false only for
     /// a few, such as the soft hyphen, which joins the chunk before it).
     let boundaryBefore: [Bool]
 
     private init() {
         boundaryBefore = (UInt32(0)..<0x300).map { ICU.hasBoundaryBefore(.nfkcCasefold, $0) }
-        func derive(turkic: Bool) -> [[UInt32]?] {
-            LatinFoldTable.range.map { scalar in try? Folding.foldChunk([scalar], turkic: turkic) }
+        var start: [Int32] = []
+        var count: [UInt8] = []
+        var values: [UInt32] = []
+        for turkic in [false, true] {
+            for scalar in LatinFoldTable.range {
+                start.append(Int32(values.count))
+                if let folded = try? Folding.foldChunk([scalar], turkic: turkic), folded.count < Int(Self.noFold) {
+                    count.append(UInt8(folded.count))
+                    values += folded
+                } else {
+                    count.append(Self.noFold)
+                }
+            }
         }
-        defaultFolds = derive(turkic: false)
-        turkicFolds = derive(turkic: true)
+        self.start = start
+        self.count = count
+        self.values = values
     }
 
+    /// Appends the fold of `scalar` to `out`, each unit spanning `from..<to` of the original;
+    /// false (nothing appended) when the table does not hold it.
     @inline(__always)
-    func lookup(_ scalar: UInt32, turkic: Bool) -> [UInt32]? {
-        guard LatinFoldTable.range.contains(scalar) else { return nil }
-        let index = Int(scalar - LatinFoldTable.range.lowerBound)
-        return turkic ? turkicFolds[index] : defaultFolds[index]
+    func append(_ scalar: UInt32, turkic: Bool, _ from: UInt32, _ to: UInt32, to out: inout Units) -> Bool {
+        guard LatinFoldTable.range.contains(scalar) else { return false }
+        let index = Int(scalar - LatinFoldTable.range.lowerBound) + (turkic ? LatinFoldTable.range.count : 0)
+        let length = count[index]
+        guard length != Self.noFold else { return false }
+        let first = Int(start[index])
+        for k in first..<(first + Int(length)) { out.append(values[k], from, to) }
+        return true
     }
 }
 
