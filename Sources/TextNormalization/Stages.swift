@@ -312,6 +312,7 @@ enum Squashing {
 
     /// Runs of three or more identical ASCII letters become one letter.
     static func shorten(_ input: Units) -> Units {
+        guard hasStretchedLetter(input.scalars) else { return input }
         var out = Units(reservingCapacity: input.count)
         let s = input.scalars
         var i = 0
@@ -328,30 +329,47 @@ enum Squashing {
         return out
     }
 
+    /// Whether three identical ASCII letters follow each other somewhere (what `shorten` changes).
+    static func hasStretchedLetter(_ scalars: [UInt32]) -> Bool {
+        scalars.withUnsafeBufferPointer { s in
+            var i = 2
+            while i < s.count {
+                if s[i] == s[i - 1] && s[i] == s[i - 2] && isASCIILetter(s[i]) { return true }
+                i += 1
+            }
+            return false
+        }
+    }
+
     /// Three or more one-character tokens separated by the same single separator are joined:
     /// "k i l l", "k.i.l.l", "k-1-l-l" → "kill"/"k1ll"; "k.i.l.l h.i.m" → "kill him".
     static func join(_ input: Units) -> Units {
         let s = input.scalars
         let n = s.count
-        var out = Units(reservingCapacity: n)
+        // Copied only from the first run to join on: most texts have none.
+        var out: Units?
         var i = 0
         while i < n {
             if isSingleton(s, i) {
                 let run = singletonRun(s, at: i)
                 if run.count >= 3 {
+                    if out == nil {
+                        out = Units(reservingCapacity: n)
+                        out!.append(contentsOf: input, 0..<i)
+                    }
                     var k = i
                     while k <= run.last {
-                        out.append(s[k], input.starts[k], input.ends[k])
+                        out!.append(s[k], input.starts[k], input.ends[k])
                         k += 2
                     }
                     i = run.last + 1
                     continue
                 }
             }
-            out.append(s[i], input.starts[i], input.ends[i])
+            out?.append(s[i], input.starts[i], input.ends[i])
             i += 1
         }
-        return out
+        return out ?? input
     }
 
     /// Leet symbols become letters inside tokens that hold at least one letter ("k1ll", "5uicide"),
