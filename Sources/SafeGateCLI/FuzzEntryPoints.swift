@@ -37,6 +37,8 @@ public final class FuzzHarness {
     /// Built on first use: loading the bundled rules takes a while and most targets need none.
     private var session: SafetyClassifier.Session?
     private var calendar: Profile?
+    private var windowedMatcher: RuleMatcher?
+    private var wholeMatcher: RuleMatcher?
 
     public init(target: Target) {
         self.target = target
@@ -144,6 +146,18 @@ public final class FuzzHarness {
             let decision = session.classify(bytes: bytes, profile: profile, localeLanguage: locale)
             problems += Self.checkDecision(decision, bytes: bytes, profile: profile)
         }
+        // Windows around anchor words find what whole views find, for every bundled rule.
+        let rules = session.classifier.rules
+        let text = rules.normalize(String(decoding: bytes, as: UTF8.self), localeLanguage: locale)
+        let windowed = windowedMatcher ?? rules.makeMatcher()
+        let whole = wholeMatcher ?? rules.makeMatcher()
+        whole.usesWindows = false
+        windowedMatcher = windowed
+        wholeMatcher = whole
+        let a = windowed.match(text), b = whole.match(text)
+        if a.limitHits.isEmpty && b.limitHits.isEmpty && a.matches != b.matches {
+            problems.append("windows change the matches: \(a.firedRuleIDs) vs \(b.firedRuleIDs)")
+        }
         let all = session.classify(bytes: bytes, localeLanguage: locale, evidence: .all)
         let decisive = session.classify(bytes: bytes, localeLanguage: locale)
         if all.classification != decisive.classification {
@@ -187,11 +201,22 @@ public final class FuzzHarness {
         // A file that loads gets its examples checked, and its patterns run over a hostile subject.
         _ = ruleSet.checkAllExamples()
         let matcher = ruleSet.makeMatcher()
+        // The speed-ups (literal prefilter, windows around anchor words) must find what searching
+        // every rule over whole views finds, for whatever pattern the fuzzer wrote.
+        let plain = ruleSet.makeMatcher()
+        plain.usesPrefilter = false
+        plain.usesWindows = false
         let hostile = String(repeating: "a", count: 2_000) + "!" + String(repeating: "ab ", count: 300) + text.prefix(200)
-        for subject in [text, hostile, ""] {
+        for subject in [text, hostile, "", String(text.reversed())] {
             let result = matcher.match(subject)
             for match in result.matches where match.originalRange.upperBound > subject.utf8.count {
                 problems.append("\(match.rule.id): span \(match.originalRange) beyond the subject")
+            }
+            let reference = plain.match(subject)
+            if result.limitHits.isEmpty && reference.limitHits.isEmpty && result.failures.isEmpty && reference.failures.isEmpty
+                && result.matches != reference.matches
+            {
+                problems.append("prefilter/windows change the matches: \(result.firedRuleIDs) vs \(reference.firedRuleIDs)")
             }
         }
         return problems
