@@ -78,9 +78,10 @@ public struct NormalizedText: Sendable {
             }
             keep(.folded, folded)
             if deepest >= .skeleton {
-                let foldedIsASCII = folded.isASCII
-                let skeleton = foldedIsASCII ? folded : Skeleton.map(folded)
-                keep(.skeleton, skeleton, unchanged: foldedIsASCII)
+                // Most non-ASCII text (Turkish) holds no look-alike letter: the view is `folded`.
+                let unchanged = folded.isASCII || !Skeleton.holdsLookAlike(folded)
+                let skeleton = unchanged ? folded : Skeleton.map(folded)
+                keep(.skeleton, skeleton, unchanged: unchanged)
                 if deepest >= .ascii {
                     let skeletonIsASCII = skeleton.isASCII
                     let ascii = skeletonIsASCII ? skeleton : ASCIIFolding.map(skeleton)

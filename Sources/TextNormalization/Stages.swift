@@ -63,6 +63,24 @@ enum Skeleton {
         return ICU.isAlphabetic(s) || ICU.isNonSpacingMark(s)
     }
 
+    /// Whether `map` would change anything: some non-ASCII scalar has a look-alike (digits are
+    /// only mapped inside a word that holds one).
+    static func holdsLookAlike(_ units: Units) -> Bool {
+        let derived = UnicodeTables.confusables
+        let supplement = UnicodeTables.confusableSupplement
+        let known = hasLookAlike
+        return units.scalars.withUnsafeBufferPointer { scalars in
+            for s in scalars where s >= 0x80 {
+                if s < ScalarFacts.limit {
+                    if known[Int(s)] { return true }
+                } else if derived[s] != nil || supplement[s] != nil {
+                    return true
+                }
+            }
+            return false
+        }
+    }
+
     /// For code points below `ScalarFacts.limit`: whether either look-alike table has an entry.
     static let hasLookAlike: [Bool] = (0..<ScalarFacts.limit).map { s in
         UnicodeTables.confusables[s] != nil || UnicodeTables.confusableSupplement[s] != nil
