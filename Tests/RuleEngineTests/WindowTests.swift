@@ -67,6 +67,8 @@ import TextNormalization
         "murders everyone", "şşş kill", "éé\u{00A0}\u{00A0}\u{00A0}kill", "abcdkill", "kıll", "İ want to kill",
         String(repeating: "filler text without the word ", count: 40) + "i want to kill" + String(repeating: " and more", count: 30),
         String(repeating: "kill ", count: 50), String(repeating: " ", count: 300) + "kill",
+        // Over 16 KiB: searched with the guarded twin under a deadline, in windows too.
+        String(repeating: "filler words, ", count: 1_300) + "we need to kill him" + String(repeating: " kill", count: 3),
     ]
 
     @Test func windowsFindWhatWholeViewsFind() throws {
