@@ -81,31 +81,9 @@ enum LiteralAnalysis {
         return parser.parseAll()
     }
 
-    /// The longest literal run of a member and how many characters of the member precede it.
+    /// The longest literal run of a member and how many characters of the member precede it
+    /// (boundary marks are not characters).
     static func longestRunWithOffset(_ member: String) -> (RequiredLiteral, charactersBefore: Int) {
-        let literal = longestRun(member)
-        let bytes = Array(member.utf8)
-        let run = Array(literal.text.utf8)
-        // The same run longestRun picked: the first maximal run of that length.
-        var start = 0
-        var index = 0
-        var found = 0
-        while index <= bytes.count {
-            if index == bytes.count || bytes[index] <= boundaryByte {
-                if index - start == run.count {
-                    found = start
-                    break
-                }
-                start = index + 1
-            }
-            index += 1
-        }
-        let before = bytes[0..<found].count { $0 != boundaryByte }
-        return (literal, before)
-    }
-
-    /// The longest literal run of a member, with whether a `\b` is asserted right before / after it.
-    static func longestRun(_ member: String) -> RequiredLiteral {
         let bytes = Array(member.utf8)
         var best = 0..<0
         var start = 0
@@ -117,11 +95,15 @@ enum LiteralAnalysis {
         let text = bytes[best]
         let before = best.lowerBound > 0 && bytes[best.lowerBound - 1] == boundaryByte
         let after = best.upperBound < bytes.count && bytes[best.upperBound] == boundaryByte
-        return RequiredLiteral(
+        let literal = RequiredLiteral(
             text: String(decoding: text, as: UTF8.self),
             wordStart: before && !text.isEmpty && isWordByte(text.first!),
             wordEnd: after && !text.isEmpty && isWordByte(text.last!))
+        return (literal, bytes[0..<best.lowerBound].count { $0 != boundaryByte })
     }
+
+    /// The longest literal run of a member, with whether a `\b` is asserted right before / after it.
+    static func longestRun(_ member: String) -> RequiredLiteral { longestRunWithOffset(member).0 }
 
     /// An ASCII byte that `\w` matches.
     static func isWordByte(_ byte: UInt8) -> Bool {

@@ -173,7 +173,7 @@ public final class RuleMatcher {
                     var windowed = false
                     if usesWindows && usesPrefilter, let anchor = prefilter.anchorLiterals[index], built.utf8.count < Int(Int32.max) {
                         // No occurrence of an anchor word: no match can start anywhere.
-                        guard makeWindows(anchor: anchor, prefix: prefilter.anchorPrefix[index], slot: slot, canonical: canonical) else {
+                        guard makeWindows(anchor: anchor, prefix: prefilter.anchorPrefix[index], canonical: canonical) else {
                             continue
                         }
                         windowed = true
@@ -194,9 +194,10 @@ public final class RuleMatcher {
     // MARK: Windows
 
     /// Fills `windows` with the start positions a match of a rule with this anchor can have on the
-    /// view in `slot`: from `prefix` bytes before each occurrence of an anchor literal up to the
-    /// occurrence, merged and sorted. False when there is none.
-    private func makeWindows(anchor: [Int32], prefix: LengthBound, slot: Int, canonical: Int) -> Bool {
+    /// view in slot `canonical` (or one with the same bytes): from `prefix` bytes before each
+    /// occurrence of an anchor literal up to the occurrence, merged and sorted. False when there is
+    /// none.
+    private func makeWindows(anchor: [Int32], prefix: LengthBound, canonical: Int) -> Bool {
         windows.removeAll(keepingCapacity: true)
         let reach: Int
         if prefix.hasRuns {

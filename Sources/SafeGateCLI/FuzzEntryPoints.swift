@@ -150,8 +150,13 @@ public final class FuzzHarness {
         let rules = session.classifier.rules
         let text = rules.normalize(String(decoding: bytes, as: UTF8.self), localeLanguage: locale)
         let windowed = windowedMatcher ?? rules.makeMatcher()
-        let whole = wholeMatcher ?? rules.makeMatcher()
-        whole.usesWindows = false
+        let whole =
+            wholeMatcher
+            ?? {
+                let matcher = rules.makeMatcher()
+                matcher.usesWindows = false
+                return matcher
+            }()
         windowedMatcher = windowed
         wholeMatcher = whole
         let a = windowed.match(text), b = whole.match(text)

@@ -8,14 +8,6 @@
 enum Skeleton {
     static func map(_ folded: Units) -> Units {
         let derived = UnicodeTables.confusables
-        let supplement = UnicodeTables.confusableSupplement
-        let known = hasLookAlike
-        func lookAlike(_ s: UInt32) -> [UInt32]? {
-            if s < 0x80 { return nil }
-            // Most letters of a prompt have no look-alike entry: skip both dictionary lookups.
-            if s < ScalarFacts.limit && !known[Int(s)] { return nil }
-            return derived[s] ?? supplement[s]
-        }
 
         var out = Units(reservingCapacity: folded.count)
         let scalars = folded.scalars
@@ -66,23 +58,20 @@ enum Skeleton {
     /// Whether `map` would change anything: some non-ASCII scalar has a look-alike (digits are
     /// only mapped inside a word that holds one).
     static func holdsLookAlike(_ units: Units) -> Bool {
-        let derived = UnicodeTables.confusables
-        let supplement = UnicodeTables.confusableSupplement
-        let known = hasLookAlike
-        return units.scalars.withUnsafeBufferPointer { scalars in
-            for s in scalars where s >= 0x80 {
-                if s < ScalarFacts.limit {
-                    if known[Int(s)] { return true }
-                } else if derived[s] != nil || supplement[s] != nil {
-                    return true
-                }
-            }
-            return false
-        }
+        units.scalars.contains { lookAlike($0) != nil }
+    }
+
+    /// The Latin letters a non-ASCII scalar imitates, if any.
+    @inline(__always)
+    static func lookAlike(_ s: UInt32) -> [UInt32]? {
+        if s < 0x80 { return nil }
+        // Most letters of a prompt have no look-alike entry: skip both dictionary lookups.
+        if s < ScalarFacts.limit && !lookAlikeKnown[Int(s)] { return nil }
+        return UnicodeTables.confusables[s] ?? UnicodeTables.confusableSupplement[s]
     }
 
     /// For code points below `ScalarFacts.limit`: whether either look-alike table has an entry.
-    static let hasLookAlike: [Bool] = (0..<ScalarFacts.limit).map { s in
+    static let lookAlikeKnown: [Bool] = (0..<ScalarFacts.limit).map { s in
         UnicodeTables.confusables[s] != nil || UnicodeTables.confusableSupplement[s] != nil
     }
 }

@@ -111,28 +111,14 @@ enum UTF8Encoding {
     }
 
     /// Appends the UTF-8 encoding of `scalar` and returns its length.
-    @inline(__always)
     @discardableResult
     static func encode(_ scalar: UInt32, into bytes: inout [UInt8]) -> Int {
-        switch scalar {
-        case 0..<0x80:
-            bytes.append(UInt8(scalar))
-            return 1
-        case 0x80..<0x800:
-            bytes.append(UInt8(0xC0 | (scalar >> 6)))
-            bytes.append(UInt8(0x80 | (scalar & 0x3F)))
-            return 2
-        case 0x800..<0x10000:
-            bytes.append(UInt8(0xE0 | (scalar >> 12)))
-            bytes.append(UInt8(0x80 | ((scalar >> 6) & 0x3F)))
-            bytes.append(UInt8(0x80 | (scalar & 0x3F)))
-            return 3
-        default:
-            bytes.append(UInt8(0xF0 | (scalar >> 18)))
-            bytes.append(UInt8(0x80 | ((scalar >> 12) & 0x3F)))
-            bytes.append(UInt8(0x80 | ((scalar >> 6) & 0x3F)))
-            bytes.append(UInt8(0x80 | (scalar & 0x3F)))
-            return 4
+        var buffer: (UInt8, UInt8, UInt8, UInt8) = (0, 0, 0, 0)
+        return withUnsafeMutableBytes(of: &buffer) { raw in
+            let four = raw.bindMemory(to: UInt8.self)
+            let length = encode(scalar, into: four, at: 0)
+            bytes.append(contentsOf: four[0..<length])
+            return length
         }
     }
 
