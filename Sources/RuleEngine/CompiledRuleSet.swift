@@ -232,8 +232,6 @@ final class CompiledRule: Sendable {
     /// Literals one of which every match contains near its start: the matcher searches only from
     /// just before their occurrences. Nil when none is known (the view is searched whole).
     let anchor: Anchor?
-    /// Bit `slot` set for each view the rule reads.
-    let viewMask: UInt32
 
     init(
         rule: Rule, pattern: CompiledPattern, unless: [CompiledPattern], views: [ViewName], viewSlots: [Int], enabled: Bool,
@@ -247,7 +245,6 @@ final class CompiledRule: Sendable {
         self.enabled = enabled
         self.requirement = requirement
         self.anchor = anchor
-        viewMask = viewSlots.reduce(0) { $0 | (1 << UInt32($1)) }
     }
 
     /// Compiles a rule's patterns and looks up its literal analyses. `deferred`: the patterns are

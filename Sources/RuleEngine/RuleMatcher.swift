@@ -150,12 +150,15 @@ public final class RuleMatcher {
                 bits &= bits - 1
                 let compiled = ruleSet.compiled[index]
                 let hasGroups = usesPrefilter && prefilter.ruleGroups[index] != nil
+                // The distinct views (by bytes and map) this rule was searched on, as slot bits.
+                var searchedCanonicals: UInt32 = 0
                 for slot in compiled.viewSlots {
                     let canonical = sameAs[slot]
-                    if canonical != slot && compiled.viewMask & (1 << UInt32(canonical)) != 0 {
-                        // Same bytes as a view this rule reads anyway.
+                    if searchedCanonicals & (1 << UInt32(canonical)) != 0 {
+                        // Same bytes as a view this rule was just searched on: same matches.
                         continue
                     }
+                    searchedCanonicals |= 1 << UInt32(canonical)
                     guard let built = views[slot] else {
                         result.failures.append(
                             MatchFailure(
