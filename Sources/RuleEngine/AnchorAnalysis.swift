@@ -23,36 +23,47 @@ enum AnchorAnalysis {
     static func anchor(_ node: PatternNode, minimumLength: Int) -> Anchor? {
         switch node {
         case .concatenation(let nodes):
-            // Consecutive exact nodes form strings ("\bkill" is six nodes); the first run of them
-            // whose every string holds a long enough literal is the anchor, else the first node
-            // that holds one, as long as everything before it is bounded.
+            // Consecutive exact nodes form strings ("\bkill" is six nodes). Every run of them whose
+            // every string holds a long enough literal is a candidate, and so is every other node
+            // that holds an anchor, as long as everything before it is bounded; the candidate whose
+            // words are expected least often wins ("the\s+walking\s+dead" → `walking`, not `the`).
+            var candidates: [Anchor] = []
             var prefix = LengthBound()
             var run: Set<String> = [""]
             var runStart = LengthBound()
-            for node in nodes {
+            scan: for node in nodes {
                 if let exact = node.info.exact, let length = maximumLength(node) {
                     if run.count * exact.count <= LiteralInfo.cap {
                         var product = Set<String>()
                         for a in run { for b in exact { product.insert(a + b) } }
                         run = product
                     } else {
-                        if let found = exactAnchor(run, at: runStart, minimumLength: minimumLength) { return found }
+                        if let found = exactAnchor(run, at: runStart, minimumLength: minimumLength) { candidates.append(found) }
                         run = exact
                         runStart = prefix
                     }
                     prefix = prefix + length
                     continue
                 }
-                if let found = exactAnchor(run, at: runStart, minimumLength: minimumLength) { return found }
+                if let found = exactAnchor(run, at: runStart, minimumLength: minimumLength) { candidates.append(found) }
                 if let inner = anchor(node, minimumLength: minimumLength) {
-                    return Anchor(literals: inner.literals, prefix: prefix + inner.prefix)
+                    candidates.append(Anchor(literals: inner.literals, prefix: prefix + inner.prefix))
                 }
-                guard let length = maximumLength(node) else { return nil }
+                guard let length = maximumLength(node) else {
+                    run = [""]
+                    break scan
+                }
                 prefix = prefix + length
                 run = [""]
                 runStart = prefix
             }
-            return exactAnchor(run, at: runStart, minimumLength: minimumLength)
+            if let found = exactAnchor(run, at: runStart, minimumLength: minimumLength) { candidates.append(found) }
+            // The first of the cheapest: ties go to the one nearest the match start.
+            var best: Anchor?
+            for candidate in candidates where best == nil || candidate.expectedCost < best!.expectedCost {
+                best = candidate
+            }
+            return best
         case .alternation(let branches):
             if let exact = node.info.exact, let found = exactAnchor(exact, at: LengthBound(), minimumLength: minimumLength) {
                 return found
@@ -149,6 +160,56 @@ enum AnchorAnalysis {
 struct Anchor: Hashable, Sendable {
     var literals: [RequiredLiteral]
     var prefix: LengthBound
+
+    /// A rough guess at what the anchor costs on a kilobyte of prompt text, in bytes searched:
+    /// each occurrence of its words is a window (a PCRE2 call, worth about `callCost` bytes) in
+    /// which PCRE2 tries every start position up to `prefix` bytes before the word. Only used to
+    /// choose between anchors of one pattern: a later, rarer word is worth a longer window.
+    var expectedCost: Double { expectedOccurrences * (Self.callCost + prefix.typicalBytes) }
+
+    /// How often the anchor's words are guessed to occur in a kilobyte of prompt text.
+    var expectedOccurrences: Double { literals.reduce(0) { $0 + Self.expectedOccurrences(of: $1) } }
+
+    /// A PCRE2 call, in bytes of window searched (about 100 ns against a few ns per position).
+    static let callCost = 25.0
+
+    /// Common words (English and ASCII-folded Turkish) are guessed at a few per kilobyte; other
+    /// literals by length, and twice as often when they may start inside a word.
+    static func expectedOccurrences(of literal: RequiredLiteral) -> Double {
+        let text = literal.text
+        var guess: Double
+        if commonWords.contains(text) {
+            guess = 4
+        } else {
+            switch text.utf8.count {
+            case ...3: guess = 1
+            case 4: guess = 0.5
+            case 5: guess = 0.25
+            case 6: guess = 0.12
+            default: guess = 0.06
+            }
+        }
+        if !literal.wordStart { guess *= 2 }
+        return guess
+    }
+
+    /// Words that turn up in almost any prompt of some length.
+    static let commonWords: Set<String> = [
+        // English
+        "about", "after", "again", "all", "also", "and", "any", "are", "back", "because", "been", "before", "but", "can",
+        "could", "day", "did", "does", "don", "down", "each", "even", "every", "first", "for", "from", "get", "going",
+        "good", "got", "had", "has", "have", "help", "her", "here", "him", "his", "how", "into", "its", "just", "know",
+        "last", "like", "make", "many", "more", "much", "need", "new", "next", "not", "now", "off", "one", "only", "other",
+        "our", "out", "over", "people", "please", "really", "said", "say", "see", "she", "should", "some", "something",
+        "still", "tell", "than", "that", "the", "their", "them", "then", "there", "they", "thing", "things", "think",
+        "this", "time", "today", "too", "two", "very", "want", "was", "way", "week", "well", "were", "what", "when",
+        "where", "which", "who", "why", "will", "with", "would", "yes", "you", "your",
+        // Turkish, ASCII-folded as the ascii view holds it
+        "ama", "artik", "bana", "ben", "beni", "benim", "bile", "bir", "biz", "bugun", "butun", "cok", "daha", "degil",
+        "diye", "gibi", "gun", "hem", "her", "hic", "icin", "icinde", "ile", "istiyorum", "kadar", "lutfen", "nasil",
+        "neden", "olan", "olarak", "oldu", "olsun", "olur", "ona", "once", "onu", "sana", "sen", "seni", "senin", "sey",
+        "simdi", "siz", "sonra", "tum", "var", "yardim", "yarin", "yok", "zaman",
+    ]
 }
 
 /// What one pattern character class can match, for bounding runs of it. Non-ASCII characters
@@ -218,6 +279,12 @@ struct LengthBound: Hashable, Sendable {
     var isReasonable: Bool {
         characters >= 0 && characters < Self.limit && wordRuns < Self.limit && spaceRuns < Self.limit && nonWordRuns < Self.limit
             && anyRuns < Self.limit
+    }
+
+    /// The bound in bytes on a typical kilobyte of prose (words of up to 12 letters, a space or
+    /// two, punctuation runs of up to four; a run of anything spans the whole text).
+    var typicalBytes: Double {
+        Double(characters) + Double(wordRuns) * 12 + Double(spaceRuns) * 2 + Double(nonWordRuns) * 4 + Double(anyRuns) * 1024
     }
 
     /// Whether the bound counts runs (and so needs the view's `RunStats`).
