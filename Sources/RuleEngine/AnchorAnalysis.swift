@@ -14,10 +14,17 @@
 /// runs of anything. Anything the analysis does not understand (backreferences, `\X`, a repeated
 /// group without an upper bound before the anchor) means no anchor: the rule is searched whole.
 enum AnchorAnalysis {
-    /// The anchor of `pattern`, or nil.
-    static func anchor(of pattern: String, minimumLength: Int = LiteralAnalysis.usefulLength) -> Anchor? {
+    /// The anchor of `pattern`, or nil: of words of at least `LiteralAnalysis.usefulLength`
+    /// bytes, or, when there is none or its windows would span the whole text, of two-letter
+    /// words ("rp", "18") if that is cheaper.
+    static func anchor(of pattern: String) -> Anchor? {
         guard let node = LiteralAnalysis.parseForAnalysis(pattern) else { return nil }
-        return anchor(node, minimumLength: minimumLength)
+        let anchor = anchor(node, minimumLength: LiteralAnalysis.usefulLength)
+        if let anchor, anchor.prefix.anyRuns == 0 { return anchor }
+        // Two-letter words occur often inside and between words: only a last resort.
+        guard let short = self.anchor(node, minimumLength: 2) else { return anchor }
+        guard let anchor else { return short }
+        return short.expectedCost < anchor.expectedCost ? short : anchor
     }
 
     static func anchor(_ node: PatternNode, minimumLength: Int) -> Anchor? {
@@ -174,7 +181,8 @@ struct Anchor: Hashable, Sendable {
     static let callCost = 25.0
 
     /// Common words (English and ASCII-folded Turkish) are guessed at a few per kilobyte; other
-    /// literals by length, and twice as often when they may start inside a word.
+    /// literals by length, and twice as often when they may start inside a word (two letters:
+    /// also when they may end inside one). The ratios follow counts over the eval corpus.
     static func expectedOccurrences(of literal: RequiredLiteral) -> Double {
         let text = literal.text
         var guess: Double
@@ -190,13 +198,15 @@ struct Anchor: Hashable, Sendable {
             }
         }
         if !literal.wordStart { guess *= 2 }
+        if !literal.wordEnd && text.utf8.count <= 2 { guess *= 2 }
         return guess
     }
 
     /// Words that turn up in almost any prompt of some length.
     static let commonWords: Set<String> = [
         // English
-        "about", "after", "again", "all", "also", "and", "any", "are", "back", "because", "been", "before", "but", "can",
+        "an", "as", "at", "be", "by", "do", "go", "he", "if", "in", "is", "it", "me", "my", "no", "of", "on", "or", "so",
+        "to", "up", "us", "we", "about", "after", "again", "all", "also", "and", "any", "are", "back", "because", "been", "before", "but", "can",
         "could", "day", "did", "does", "don", "down", "each", "even", "every", "first", "for", "from", "get", "going",
         "good", "got", "had", "has", "have", "help", "her", "here", "him", "his", "how", "into", "its", "just", "know",
         "last", "like", "make", "many", "more", "much", "need", "new", "next", "not", "now", "off", "one", "only", "other",
@@ -205,7 +215,7 @@ struct Anchor: Hashable, Sendable {
         "this", "time", "today", "too", "two", "very", "want", "was", "way", "week", "well", "were", "what", "when",
         "where", "which", "who", "why", "will", "with", "would", "yes", "you", "your",
         // Turkish, ASCII-folded as the ascii view holds it
-        "ama", "artik", "bana", "ben", "beni", "benim", "bile", "bir", "biz", "bugun", "butun", "cok", "daha", "degil",
+        "bu", "da", "de", "ki", "mi", "mu", "ne", "ve", "ya", "ama", "artik", "bana", "ben", "beni", "benim", "bile", "bir", "biz", "bugun", "butun", "cok", "daha", "degil",
         "diye", "gibi", "gun", "hem", "her", "hic", "icin", "icinde", "ile", "istiyorum", "kadar", "lutfen", "nasil",
         "neden", "olan", "olarak", "oldu", "olsun", "olur", "ona", "once", "onu", "sana", "sen", "seni", "senin", "sey",
         "simdi", "siz", "sonra", "tum", "var", "yardim", "yarin", "yok", "zaman",

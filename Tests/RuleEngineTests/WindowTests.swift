@@ -29,12 +29,18 @@ import TextNormalization
         (#"[a-z_0-9]+kill"#, ["kill"], [0, 1, 0, 0, 0]),
         (#"[\s-]+kill"#, ["kill"], [0, 0, 0, 1, 0]),
         (#"(?:gonna|going\s+to)\s+die"#, ["die"], [7, 0, 2, 0, 0]),
+        // Two-letter words only as a last resort: no longer word, or its window spans the text.
+        (#"\brp\b(?:\W++\w++){0,8}?\W++h\W?o\W?r\W?n\W?y"#, [#"\brp\b"#], [0, 0, 0, 0, 0]),
+        (#"(?:\+\s?18|\b18\s?\+)\s*+(?:[^\s.!?]++\s++){0,6}?(?:anlat|yaz)\b"#, ["18", #"\b18"#], [2, 0, 0, 0, 0]),
+        (#"\bin\s+(?:[^\s.!?]++\s++){0,6}?kill"#, [#"\bin"#], [0, 0, 0, 0, 0]),
+        (#"\bmy\s+kill"#, ["kill"], [2, 0, 1, 0, 0]),
         (#"(?:a|bb)+kill"#, [], [-1]),
         (#"(\w)\1kill"#, [], [-1]),
         (#"\Xkill"#, [], [-1]),
         (#"\Rkill"#, [], [-1]),
         (#"(?x) k i l l"#, [], [-1]),
-        (#"ki+ll"#, [], [-1]),
+        (#"ki+ll"#, ["ll"], [1, 1, 0, 0, 0]),
+        (#"k\w+l"#, [], [-1]),
     ] as [(String, [String], [Int])])
     func anchors(pattern: String, literals: [String], bound: [Int]) {
         let anchor = AnchorAnalysis.anchor(of: pattern)
