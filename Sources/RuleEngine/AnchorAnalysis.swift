@@ -331,24 +331,26 @@ struct RunStats: Sendable, Equatable {
         var longestWord = 0
         var longestSpace = 0
         var longestNonWord = 0
-        for byte in bytes {
-            if byte >= 0x80 {
-                word += 1
-                space += 1
-                nonWord += 1
-            } else if LiteralAnalysis.isWordByte(byte) {
-                word += 1
-                space = 0
-                nonWord = 0
-            } else {
-                word = 0
-                nonWord += 1
-                space = AnchorAnalysis.isSpaceByte(byte) ? space + 1 : 0
+        Self.runKinds.withUnsafeBufferPointer { kinds in
+            for byte in bytes {
+                // Branch-free: a run grows by one byte or drops to zero (the mask is 0 or all ones).
+                let kind = Int(kinds[Int(byte)])
+                word = (word &+ 1) & -(kind & 1)
+                space = (space &+ 1) & -((kind >> 1) & 1)
+                nonWord = (nonWord &+ 1) & -((kind >> 2) & 1)
+                longestWord = max(longestWord, word)
+                longestSpace = max(longestSpace, space)
+                longestNonWord = max(longestNonWord, nonWord)
             }
-            longestWord = max(longestWord, word)
-            longestSpace = max(longestSpace, space)
-            longestNonWord = max(longestNonWord, nonWord)
         }
         self.init(longestWordRun: longestWord, longestSpaceRun: longestSpace, longestNonWordRun: longestNonWord, count: bytes.count)
+    }
+
+    /// Per byte, the runs it extends: 1 word, 2 space, 4 non-word (a non-ASCII byte all three).
+    static let runKinds: [UInt8] = (0..<256).map { value in
+        let byte = UInt8(value)
+        if byte >= 0x80 { return 7 }
+        if LiteralAnalysis.isWordByte(byte) { return 1 }
+        return AnchorAnalysis.isSpaceByte(byte) ? 6 : 4
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import Resilience
 import TextNormalization
 
 @testable import RuleEngine
@@ -60,6 +61,32 @@ import TextNormalization
         #expect(stats.longestSpaceRun == 3)  // "\t\t\t", "é "
         #expect(stats.longestNonWordRun == 8)  // "\t\t\t!?é "
         #expect(stats.count == 15)
+    }
+
+    @Test func runStatsAgreeWithCountingRunByRun() {
+        // The table-driven scan against the definition, on random bytes weighted towards the
+        // boundaries between kinds (letters, spaces, punctuation, UTF-8 bytes).
+        var generator = SplitMix64(seed: 0x5EED)
+        let alphabet: [UInt8] = Array("ab_9 \t\n.,!-".utf8) + [0xC3, 0xA9, 0xE2, 0x80, 0x8B, 0x7F, 0x00]
+        for length in [0, 1, 2, 3, 17, 64, 300] {
+            for _ in 0..<50 {
+                let bytes = (0..<length).map { _ in alphabet[Int(generator.next() % UInt64(alphabet.count))] }
+                func longest(_ extends: (UInt8) -> Bool) -> Int {
+                    var best = 0
+                    var run = 0
+                    for byte in bytes {
+                        run = extends(byte) ? run + 1 : 0
+                        best = max(best, run)
+                    }
+                    return best
+                }
+                let stats = bytes.withUnsafeBufferPointer { RunStats($0) }
+                #expect(stats.longestWordRun == longest { $0 >= 0x80 || LiteralAnalysis.isWordByte($0) }, "\(bytes)")
+                #expect(stats.longestSpaceRun == longest { $0 >= 0x80 || AnchorAnalysis.isSpaceByte($0) }, "\(bytes)")
+                #expect(stats.longestNonWordRun == longest { $0 >= 0x80 || !LiteralAnalysis.isWordByte($0) }, "\(bytes)")
+                #expect(stats.count == length)
+            }
+        }
     }
 
     // MARK: Same results
