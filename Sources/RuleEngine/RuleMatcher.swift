@@ -137,7 +137,20 @@ public final class RuleMatcher {
     /// Searches the selected rules on the text given to `begin(_:)`, appending to `result`.
     /// Rules come in set order, each on its views in pipeline order, so results stay sorted.
     /// Only rules that the literal scan admitted on some view are visited.
-    public func match(_ selection: RuleSelection, into result: inout RuleMatchResult, mode: MatchMode = .all) {
+    ///
+    /// With `startingBefore`, only matches whose original text starts before that original
+    /// offset are looked for (the classifier's safe look-alikes matter only where they overlap a
+    /// harmful match, so none that starts after the last one ends).
+    public func match(
+        _ selection: RuleSelection, into result: inout RuleMatchResult, mode: MatchMode = .all, startingBefore originalLimit: Int? = nil
+    ) {
+        // Per view slot, the last view offset a match may start at (-1: none), computed on use.
+        if let originalLimit {
+            for slot in 0..<views.count { startLimits[slot] = Self.unknownLimit }
+            self.originalLimit = originalLimit
+        } else {
+            self.originalLimit = nil
+        }
         let prefilter = ruleSet.prefilter
         let usesPrefilter = usesPrefilter
         let words = ruleWords
@@ -173,6 +186,8 @@ public final class RuleMatcher {
                             && prefilter.admits(rule: index, found: scans[canonical].found)
                         if !admitted { continue }
                     }
+                    let startLimit = startLimit(slot: slot, view: built)
+                    if let startLimit, startLimit < 0 { continue }
                     var windowed = false
                     if usesWindows && usesPrefilter, let anchor = prefilter.anchorLiterals[index], built.utf8.count < Int(Int32.max) {
                         // No occurrence of an anchor word: no match can start anywhere.
@@ -181,7 +196,9 @@ public final class RuleMatcher {
                         }
                         windowed = true
                     }
-                    if search(compiled, on: built, ascii: viewIsASCII[slot], windowed: windowed, mode: mode, into: &result),
+                    if search(
+                        compiled, on: built, ascii: viewIsASCII[slot], windowed: windowed, startLimit: startLimit, mode: mode,
+                        into: &result),
                         mode == .firstPerRule
                     {
                         break
@@ -192,6 +209,28 @@ public final class RuleMatcher {
         // Pairs not searched: ruled out by the literal scan or the same as another view.
         counters.ruleViewsSkipped +=
             selection.viewPairs - (counters.ruleViewsSearched - searchedBefore) - (counters.failures - failuresBefore)
+    }
+
+    /// The original offset of `match(_:into:mode:startingBefore:)`, for this call.
+    private var originalLimit: Int?
+    /// Per view slot, the last view offset a match may start at under `originalLimit`.
+    private var startLimits = [Int](repeating: -1, count: ViewName.allCases.count)
+    private static let unknownLimit = Int.min
+
+    /// The last offset of `view` (in `slot`) where a match may start under `originalLimit`, -1
+    /// when none may, nil without a limit: the view bytes before the first one whose original
+    /// text starts at or after the limit (the map's starts never decrease).
+    private func startLimit(slot: Int, view: NormalizedView) -> Int? {
+        guard let originalLimit else { return nil }
+        if startLimits[slot] != Self.unknownLimit { return startLimits[slot] }
+        var low = 0
+        var high = view.map.count
+        while low < high {
+            let middle = (low + high) / 2
+            if view.map.originalRange(of: middle..<(middle + 1)).lowerBound < originalLimit { low = middle + 1 } else { high = middle }
+        }
+        startLimits[slot] = low - 1
+        return low - 1
     }
 
     // MARK: Windows
@@ -282,7 +321,7 @@ public final class RuleMatcher {
     /// inside `windows` are looked for (no other can exist).
     @discardableResult
     private func search(
-        _ compiled: CompiledRule, on view: NormalizedView, ascii: Bool, windowed: Bool, mode: MatchMode,
+        _ compiled: CompiledRule, on view: NormalizedView, ascii: Bool, windowed: Bool, startLimit: Int? = nil, mode: MatchMode,
         into result: inout RuleMatchResult
     ) -> Bool {
         counters.ruleViewsSearched += 1
@@ -294,14 +333,17 @@ public final class RuleMatcher {
             unlessSpans.removeAll(keepingCapacity: true)
             var start = 0
             var window = 0
-            while start <= subject.count {
+            // The last position a match may start at.
+            let lastStart = min(subject.count, startLimit ?? subject.count)
+            while start <= lastStart {
                 var outcome: SearchOutcome
                 if windowed {
                     // The next window that holds a start position at or after `start`.
                     while window < windows.count && windows[window].upperBound < start { window += 1 }
-                    guard window < windows.count else { return }
+                    guard window < windows.count, windows[window].lowerBound <= lastStart else { return }
                     let from = max(start, windows[window].lowerBound)
-                    outcome = find(compiled.pattern, in: subject, from: from, limit: windows[window].upperBound, budget: &budget)
+                    outcome = find(
+                        compiled.pattern, in: subject, from: from, limit: min(windows[window].upperBound, lastStart), budget: &budget)
                     if case .noMatch = outcome {
                         // Nothing starts in this window: on to the next.
                         start = windows[window].upperBound + 1
@@ -309,7 +351,7 @@ public final class RuleMatcher {
                         continue
                     }
                 } else {
-                    outcome = find(compiled.pattern, in: subject, from: start, budget: &budget)
+                    outcome = find(compiled.pattern, in: subject, from: start, limit: startLimit.map { _ in lastStart }, budget: &budget)
                 }
                 guard case .match(let range) = outcome else {
                     record(outcome, rule: compiled.rule, view: view.name, unlessIndex: nil, into: &result)

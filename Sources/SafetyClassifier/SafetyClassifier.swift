@@ -127,7 +127,11 @@ public final class SafetyClassifier: Sendable {
             matcher.match(rules.selection(label: .emergency), into: &result)
             if result.matches.isEmpty {
                 matcher.match(rules.selection(label: .harmful), into: &result)
-                if !result.matches.isEmpty { matcher.match(rules.selection(label: .safe), into: &result) }
+                // A safe look-alike only suppresses harmful matches it overlaps: none can start
+                // after the last of them ends.
+                if let end = result.matches.map(\.originalRange.upperBound).max() {
+                    matcher.match(rules.selection(label: .safe), into: &result, startingBefore: end)
+                }
             }
             if let topics = profile.topics,
                 Decision.make(language: text.language, hadInvalidUTF8: false, result: result, profile: profile).classification

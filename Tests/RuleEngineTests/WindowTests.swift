@@ -161,3 +161,42 @@ import TextNormalization
         #expect(windowed.counters.ruleViewsSearched < whole.counters.ruleViewsSearched)
     }
 }
+
+/// `match(_:into:startingBefore:)` looks only for matches whose original text starts before an
+/// offset (the classifier's safe stage), with and without windows, on a view that maps several
+/// original bytes to one (the squashed "k.i.l.l").
+@Suite struct StartLimitTests {
+    static let rules = [
+        DeferredCompilationTests.rule("t.kill", #"\bkill\b"#, views: [.squashed]),
+        DeferredCompilationTests.rule("t.any", #"k\w*"#, views: [.squashed]),
+    ]
+
+    @Test(arguments: [true, false])
+    func matchesStartingAtOrAfterTheLimitAreNotLookedFor(windows: Bool) throws {
+        let set = try CompiledRuleSet(rules: Self.rules)
+        let matcher = set.makeMatcher()
+        matcher.usesWindows = windows
+        // "kill" at 0, "k.i.l.l" at 9 (squashed to "kill" at 9), "kill" at 21.
+        let text = set.normalize("kill and k.i.l.l and kill")
+        func starts(before limit: Int?) -> [String] {
+            matcher.begin(text)
+            var result = RuleMatchResult()
+            matcher.match(set.selection(ids: ["t.kill"]), into: &result, startingBefore: limit)
+            return result.matches.map { "\($0.originalRange)" }
+        }
+        #expect(starts(before: nil) == ["0..<4", "9..<16", "21..<25"])
+        #expect(starts(before: 22) == ["0..<4", "9..<16", "21..<25"])
+        #expect(starts(before: 21) == ["0..<4", "9..<16"])
+        // Inside the squashed letters: the match starts at original 9, before 12.
+        #expect(starts(before: 12) == ["0..<4", "9..<16"])
+        #expect(starts(before: 9) == ["0..<4"])
+        #expect(starts(before: 1) == ["0..<4"])
+        #expect(starts(before: 0) == [])
+        // The limit holds for one call only.
+        matcher.begin(text)
+        var result = RuleMatchResult()
+        matcher.match(set.selection(ids: ["t.kill"]), into: &result, startingBefore: 1)
+        matcher.match(set.selection(ids: ["t.any"]), into: &result)
+        #expect(result.matches.map(\.rule.id) == ["t.kill", "t.any", "t.any", "t.any"])
+    }
+}
