@@ -21,6 +21,8 @@ public final class CompiledRuleSet: Sendable {
     public let views: Set<ViewName>
     let compiled: [CompiledRule]
     let prefilter: LiteralPrefilter
+    /// Views that need no building or scanning unless the ascii view holds certain words.
+    let viewGates: ViewGates
     private let indexByID: [String: Int]
     /// The enabled rules of each label, in set order.
     private let selectionByLabel: [RuleLabel: RuleSelection]
@@ -116,6 +118,7 @@ public final class CompiledRuleSet: Sendable {
         self.views = Set(compiled.filter(\.enabled).flatMap(\.views))
         self.prefilter = LiteralPrefilter(
             requirements: compiled.map { $0.enabled ? $0.requirement : nil }, anchors: compiled.map { $0.enabled ? $0.anchor : nil })
+        self.viewGates = ViewGates(compiled)
         self.indexByID = Dictionary(kept.enumerated().map { ($1.id, $0) }, uniquingKeysWith: { first, _ in first })
         var byLabel: [RuleLabel: RuleSelection] = [:]
         for label in RuleLabel.allCases {
@@ -159,6 +162,23 @@ public final class CompiledRuleSet: Sendable {
     /// Normalises `text` with the views this rule set reads.
     public func normalize(_ text: String, localeLanguage: Language? = nil) -> NormalizedText {
         NormalizedText(text, options: normalizationOptions(localeLanguage: localeLanguage))
+    }
+
+    /// Normalises `bytes` for matching with this rule set: like `normalize(_:)`, except that views
+    /// behind a shut gate (`ViewGates`) are not built. A view whose gate opens is built by
+    /// normalising again with every view (a rare second pass, cheaper than always building it).
+    public func normalize(bytes: [UInt8], localeLanguage: Language? = nil) -> NormalizedText {
+        let options = normalizationOptions(localeLanguage: localeLanguage)
+        let gated = viewGates.gatedViews
+        // Pure ASCII: every view up to ascii is the same lowercased bytes, built once and scanned
+        // once whatever the gates say.
+        let ascii = bytes.withUnsafeBufferPointer { RuleMatcher.isASCII($0) }
+        guard !gated.isEmpty, !ascii, options.views.contains(.ascii) else { return NormalizedText(bytes: bytes, options: options) }
+        let lean = NormalizedText(bytes: bytes, options: NormalizationOptions(localeLanguage: localeLanguage, views: options.views.subtracting(gated)))
+        for gate in viewGates.gates.indices where viewGates.isOpen(gate: gate, in: lean) {
+            return NormalizedText(bytes: bytes, options: options)
+        }
+        return lean
     }
 
     /// Compiles (when deferred) and JIT-compiles every pattern now instead of at its first search.

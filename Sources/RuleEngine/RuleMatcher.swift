@@ -39,6 +39,9 @@ public final class RuleMatcher {
     /// occurrence of its anchor words, with PCRE2's offset limit, instead of over the whole view.
     /// On by default; results are the same either way, only the time differs.
     public var usesWindows = true
+    /// Whether a view behind a shut gate (`ViewGates`) is skipped: neither scanned nor searched,
+    /// and not needed. On by default; results are the same either way, only the time differs.
+    public var usesViewGates = true
 
     let resources: MatchResources
     private var unlessSpans: [Range<Int>] = []
@@ -52,6 +55,17 @@ public final class RuleMatcher {
     private var views = [NormalizedView?](repeating: nil, count: ViewName.allCases.count)
     /// For each slot, the first slot with the same bytes and map (itself when none).
     private var sameAs = Array(0..<ViewName.allCases.count)
+    /// For each slot, whether its gate is shut for the text (`ViewGates`): no rule can match it.
+    private var shut = [Bool](repeating: false, count: ViewName.allCases.count)
+    /// For each gate of the rule set, whether it is open for the text, once looked at.
+    private var gateOpen: [Bool?]
+
+    private func gateIsOpen(_ gate: Int, _ text: NormalizedText) -> Bool {
+        if let known = gateOpen[gate] { return known }
+        let open = ruleSet.viewGates.isOpen(gate: gate, in: text)
+        gateOpen[gate] = open
+        return open
+    }
     /// For each slot, whether its bytes are all ASCII.
     private var viewIsASCII = [Bool](repeating: false, count: ViewName.allCases.count)
     /// The rules that may match some view of the text.
@@ -70,6 +84,7 @@ public final class RuleMatcher {
         candidates = Array(repeating: 0, count: ruleWords * ViewName.allCases.count)
         anyCandidates = Array(repeating: 0, count: ruleWords)
         runStats = Array(repeating: nil, count: ViewName.allCases.count)
+        gateOpen = Array(repeating: nil, count: ruleSet.viewGates.gates.count)
     }
 
     /// Normalises `text` with the views the rule set reads, then matches it.
@@ -100,20 +115,29 @@ public final class RuleMatcher {
         let words = ruleWords
         let allRules = ~UInt64(0)
         anyCandidates.withUnsafeMutableBufferPointer { any in any.update(repeating: 0) }
+        // Each gate is looked at once per text, at the first view it guards.
+        for gate in gateOpen.indices { gateOpen[gate] = nil }
         for slot in 0..<slotCount {
             let name = ViewName.allCases[slot]
             views[slot] = text.viewIfBuilt(name)
             sameAs[slot] = slot
             scans[slot].clear()
             runStats[slot] = nil
+            shut[slot] = false
             guard ruleSet.views.contains(name) else { continue }
+            if usesPrefilter && usesViewGates, let gate = ruleSet.viewGates.gateOfSlot[slot], !gateIsOpen(gate, text) {
+                // No rule can match this view (it may not even be built): no candidates.
+                shut[slot] = true
+                for word in 0..<words { candidates[slot * words + word] = 0 }
+                continue
+            }
             guard let view = views[slot] else {
                 anyCandidates.withUnsafeMutableBufferPointer { any in any.update(repeating: allRules) }
                 continue
             }
             viewIsASCII[slot] = view.utf8.withUnsafeBufferPointer { Self.isASCII($0) }
             if skipsDuplicateViews {
-                for earlier in 0..<slot where sameAs[earlier] == earlier {
+                for earlier in 0..<slot where sameAs[earlier] == earlier && !shut[earlier] {
                     if let other = views[earlier], other.utf8 == view.utf8, other.map == view.map {
                         sameAs[slot] = earlier
                         break
@@ -165,7 +189,7 @@ public final class RuleMatcher {
                 let hasGroups = usesPrefilter && prefilter.ruleGroups[index] != nil
                 // The distinct views (by bytes and map) this rule was searched on, as slot bits.
                 var searchedCanonicals: UInt32 = 0
-                for slot in compiled.viewSlots {
+                for slot in compiled.viewSlots where !shut[slot] {
                     let canonical = sameAs[slot]
                     if searchedCanonicals & (1 << UInt32(canonical)) != 0 {
                         // Same bytes as a view this rule was just searched on: same matches.

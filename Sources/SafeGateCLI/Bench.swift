@@ -232,9 +232,12 @@ extension SafeGate.Dev {
                 let slice = records[start..<min(records.count, start + 500)]
                 start += slice.count
                 batch.removeAll(keepingCapacity: true)
-                stages.normalize += cpuMeasure { for record in slice { batch.append(NormalizedText(bytes: record, options: options)) } }
+                // As the classifier normalises: views behind a shut gate are not built.
+                stages.normalize += cpuMeasure { for record in slice { batch.append(classifier.rules.normalize(bytes: record)) } }
                 stages.match += cpuMeasure { for text in batch { _ = matcher.match(text) } }
-                stages.matchWithoutPrefilter += cpuMeasure { for text in batch { _ = unfiltered.match(text) } }
+                // Without the prefilter there are no gates: every view is needed.
+                let full = slice.map { NormalizedText(bytes: $0, options: options) }
+                stages.matchWithoutPrefilter += cpuMeasure { for text in full { _ = unfiltered.match(text) } }
                 stages.classify += cpuMeasure { for record in slice { _ = session.classify(bytes: record) } }
             }
             return stages

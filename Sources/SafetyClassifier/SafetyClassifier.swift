@@ -72,15 +72,15 @@ public final class SafetyClassifier: Sendable {
             bytes: [UInt8], profile: Profile? = nil, localeLanguage: Language? = nil, evidence: Evidence = .decisive
         ) -> Decision {
             let profile = profile ?? classifier.defaultProfile
-            let options = classifier.rules.normalizationOptions(localeLanguage: localeLanguage)
+            let rules = classifier.rules
             let limit = classifier.policy.maxPromptBytes
             guard bytes.count > limit else {
-                return decide(NormalizedText(bytes: bytes, options: options), profile: profile, evidence: evidence)
+                return decide(rules.normalize(bytes: bytes, localeLanguage: localeLanguage), profile: profile, evidence: evidence)
             }
             let head = Self.characterBoundary(in: bytes, atOrBefore: limit / 2)
             let tail = Self.characterBoundary(in: bytes, atOrBefore: bytes.count - limit / 2)
-            let headText = NormalizedText(bytes: Array(bytes[0..<head]), options: options)
-            let tailText = NormalizedText(bytes: Array(bytes[tail...]), options: options)
+            let headText = rules.normalize(bytes: Array(bytes[0..<head]), localeLanguage: localeLanguage)
+            let tailText = rules.normalize(bytes: Array(bytes[tail...]), localeLanguage: localeLanguage)
             var result = evidence == .all ? matcher.match(headText) : stagedResult(headText, profile: profile)
             let tailResult = evidence == .all ? matcher.match(tailText) : stagedResult(tailText, profile: profile)
             result.append(tailResult, shiftingOriginalBy: tail)
