@@ -92,6 +92,7 @@ import Testing
         let text = NormalizedText(bytes: bytes)
         Self.checkMaps(text)
         Self.checkIdempotent(text)
+        if text.isASCII { expectFastPathMatchesGeneralPath(bytes, options: NormalizationOptions(), "seed \(seed)") }
     }
 
     @Test(arguments: [1, 2, 3])
@@ -111,5 +112,6 @@ import Testing
         #expect(text.isASCII)
         Self.checkMaps(text)
         Self.checkIdempotent(text)
+        expectFastPathMatchesGeneralPath(bytes, options: NormalizationOptions())
     }
 }
