@@ -43,51 +43,51 @@ public enum LanguageGuess {
     private static func score<Element: FixedWidthInteger & UnsignedInteger>(text: UnsafeBufferPointer<Element>) -> Score {
         var score = Score()
         let table = wordTable
-        // The current word, ASCII-folded, in a fixed buffer (longer words are not function words);
-        // its FNV-1a hash grows with it, so a word is read once.
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 32) { word in
             asciiWordBytes.withUnsafeBufferPointer { asciiWordBytes in
-                var length = 0
-                var hash = fnv1aBasis
+                /// The letter `text[i]` adds to a word, ASCII-folded, or 0 where it ends one.
+                @inline(__always)
+                func wordByte(_ i: Int) -> UInt8 {
+                    let s = UInt32(truncatingIfNeeded: text[i])
+                    if s < 0x80 { return asciiWordBytes[Int(s)] }
+                    switch s {
+                    // ğ Ğ ş Ş ı İ: found in Turkish and hardly anywhere else.
+                    case 0x11E, 0x11F, 0x15E, 0x15F, 0x130, 0x131:
+                        score.turkishLetters += 3
+                        return turkishLetterFold(s)
+                    // ç Ç ö Ö ü Ü: Turkish, but also German, French…
+                    case 0xE7, 0xC7, 0xF6, 0xD6, 0xFC, 0xDC:
+                        score.turkishLetters += 1
+                        return turkishLetterFold(s)
+                    default:
+                        return 0
+                    }
+                }
                 let n = text.count
                 var i = 0
-                while i <= n {
-                    // A space after the last scalar ends the last word.
-                    let s = i < n ? UInt32(truncatingIfNeeded: text[i]) : 0x20
-                    i += 1
-                    let byte: UInt8
-                    if s < 0x80 {
-                        byte = asciiWordBytes[Int(s)]
-                    } else {
-                        switch s {
-                        // ğ Ğ ş Ş ı İ: found in Turkish and hardly anywhere else.
-                        case 0x11E, 0x11F, 0x15E, 0x15F, 0x130, 0x131:
-                            score.turkishLetters += 3
-                            byte = turkishLetterFold(s)
-                        // ç Ç ö Ö ü Ü: Turkish, but also German, French…
-                        case 0xE7, 0xC7, 0xF6, 0xD6, 0xFC, 0xDC:
-                            score.turkishLetters += 1
-                            byte = turkishLetterFold(s)
-                        default:
-                            byte = 0
-                        }
-                    }
-                    if byte != 0 {
-                        if length < 32 { word[length] = byte }
-                        length += 1
+                while i < n {
+                    var byte = wordByte(i)
+                    i &+= 1
+                    guard byte != 0 else { continue }
+                    // A word: its hash grows with it, and its first 32 letters are kept for the
+                    // suffix test (longer words are not function words and are not looked up).
+                    var length = 0
+                    var hash = fnv1aBasis
+                    repeat {
+                        word[length & 31] = byte
+                        length &+= 1
                         hash = fnv1aStep(hash, byte)
-                        continue
+                        guard i < n else { break }
+                        byte = wordByte(i)
+                        i &+= 1
+                    } while byte != 0
+                    guard length <= 32 else { continue }
+                    let flags = table.flags(of: hash)
+                    if flags & WordTable.turkishWord != 0 { score.turkishWords += 2 }
+                    if flags & WordTable.englishWord != 0 { score.englishWords += 2 }
+                    if length >= 5 && table.endsWithSuffix(UnsafeBufferPointer(rebasing: word[0..<length])) {
+                        score.turkishWords += 2
                     }
-                    if length > 0 && length <= 32 {
-                        let flags = table.flags(of: hash)
-                        if flags & WordTable.turkishWord != 0 { score.turkishWords += 2 }
-                        if flags & WordTable.englishWord != 0 { score.englishWords += 2 }
-                        if length >= 5 && table.endsWithSuffix(UnsafeBufferPointer(rebasing: word[0..<length])) {
-                            score.turkishWords += 2
-                        }
-                    }
-                    length = 0
-                    hash = fnv1aBasis
                 }
             }
         }

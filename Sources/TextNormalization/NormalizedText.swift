@@ -59,16 +59,17 @@ public struct NormalizedText: Sendable {
         hadInvalidUTF8 = false
         isASCII = true
         turkicFolding = turkic
-        var wanted: [Bool] = Array(repeating: false, count: ViewName.allCases.count)
+        // Bit `index` for each requested view.
+        var wanted = 0
         var deepest = ViewName.raw
         for name in options.views {
-            wanted[name.index] = true
+            wanted |= 1 << name.index
             deepest = max(deepest, name)
         }
         let identity = OffsetMap.identity(originalCount: bytes.count)
         var built: [NormalizedView?] = Array(repeating: nil, count: ViewName.allCases.count)
         func keep(_ name: ViewName, _ utf8: [UInt8]) {
-            if wanted[name.index] { built[name.index] = NormalizedView(name: name, utf8: utf8, map: identity) }
+            if wanted & 1 << name.index != 0 { built[name.index] = NormalizedView(name: name, utf8: utf8, map: identity) }
         }
         keep(.raw, bytes)
         var squashedScore: LanguageGuess.Score?
@@ -83,7 +84,7 @@ public struct NormalizedText: Sendable {
                     let units = folded.withUnsafeBufferPointer { UTF8Encoding.decode($0).units }
                     let squashed = Squashing.map(units, original: bytes) ?? units
                     squashedScore = LanguageGuess.score(squashed)
-                    if wanted[ViewName.squashed.index] {
+                    if wanted & 1 << ViewName.squashed.index != 0 {
                         built[ViewName.squashed.index] = squashed.view(.squashed, originalCount: bytes.count)
                     }
                 } else {
