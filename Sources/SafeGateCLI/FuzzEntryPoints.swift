@@ -88,13 +88,16 @@ public final class FuzzHarness {
         var problems: [String] = []
         let map = view.map
         if map.count != view.utf8.count { problems.append("\(view.name): map has \(map.count) entries for \(view.utf8.count) bytes") }
-        if map.ends.count != map.starts.count { problems.append("\(view.name): starts and ends differ in length") }
+        // Read once: an identity map builds these arrays on each access.
+        let starts = map.starts
+        let ends = map.ends
+        if ends.count != starts.count { problems.append("\(view.name): starts and ends differ in length") }
         if map.originalCount != originalCount { problems.append("\(view.name): originalCount \(map.originalCount) != \(originalCount)") }
         var lastStart: UInt32 = 0
         var lastEnd: UInt32 = 0
-        for i in 0..<min(map.starts.count, map.ends.count) {
-            let start = map.starts[i]
-            let end = map.ends[i]
+        for i in 0..<min(starts.count, ends.count) {
+            let start = starts[i]
+            let end = ends[i]
             guard start >= lastStart, end >= lastEnd, start < end, Int(end) <= originalCount else {
                 problems.append("\(view.name): map not monotone or out of bounds at byte \(i): \(start)..<\(end)")
                 break

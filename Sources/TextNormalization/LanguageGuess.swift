@@ -32,50 +32,76 @@ public enum LanguageGuess {
     static func guess(units: Units) -> Language { score(units).language }
 
     static func score(_ units: Units) -> Score {
+        units.scalars.withUnsafeBufferPointer { score(text: $0) }
+    }
+
+    /// The score of pure-ASCII bytes: the same as that of their units, without building them.
+    static func score(ascii bytes: UnsafeBufferPointer<UInt8>) -> Score { score(text: bytes) }
+
+    /// The score of `text`, scalars or (for ASCII) bytes: one implementation, specialised for each.
+    @inline(__always)
+    private static func score<Element: FixedWidthInteger & UnsignedInteger>(text: UnsafeBufferPointer<Element>) -> Score {
         var score = Score()
         let table = wordTable
-        // The current word, ASCII-folded, in a fixed buffer (longer words are not function words).
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 32) { word in
-            var length = 0
-            units.scalars.withUnsafeBufferPointer { scalars in
-                let n = scalars.count
-                var i = 0
-                while i <= n {
-                    // A space after the last scalar ends the last word.
-                    let s: UInt32 = i < n ? scalars[i] : 0x20
-                    i += 1
-                    let byte: UInt8
+            asciiWordBytes.withUnsafeBufferPointer { asciiWordBytes in
+                /// The letter `text[i]` adds to a word, ASCII-folded, or 0 where it ends one.
+                @inline(__always)
+                func wordByte(_ i: Int) -> UInt8 {
+                    let s = UInt32(truncatingIfNeeded: text[i])
+                    if s < 0x80 { return asciiWordBytes[Int(s)] }
                     switch s {
-                    case 0x41...0x5A: byte = UInt8(s | 0x20)
-                    case 0x61...0x7A, 0x27: byte = UInt8(s)
                     // ğ Ğ ş Ş ı İ: found in Turkish and hardly anywhere else.
                     case 0x11E, 0x11F, 0x15E, 0x15F, 0x130, 0x131:
                         score.turkishLetters += 3
-                        byte = turkishLetterFold(s)
+                        return turkishLetterFold(s)
                     // ç Ç ö Ö ü Ü: Turkish, but also German, French…
                     case 0xE7, 0xC7, 0xF6, 0xD6, 0xFC, 0xDC:
                         score.turkishLetters += 1
-                        byte = turkishLetterFold(s)
+                        return turkishLetterFold(s)
                     default:
-                        byte = 0
+                        return 0
                     }
-                    if byte != 0 {
-                        if length < 32 { word[length] = byte }
-                        length += 1
-                        continue
+                }
+                let n = text.count
+                var i = 0
+                while i < n {
+                    var byte = wordByte(i)
+                    i &+= 1
+                    guard byte != 0 else { continue }
+                    // A word: its hash grows with it, and its first 32 letters are kept for the
+                    // suffix test (longer words are not function words and are not looked up).
+                    var length = 0
+                    var hash = fnv1aBasis
+                    repeat {
+                        word[length & 31] = byte
+                        length &+= 1
+                        hash = fnv1aStep(hash, byte)
+                        guard i < n else { break }
+                        byte = wordByte(i)
+                        i &+= 1
+                    } while byte != 0
+                    guard length <= 32 else { continue }
+                    let flags = table.flags(of: hash)
+                    if flags & WordTable.turkishWord != 0 { score.turkishWords += 2 }
+                    if flags & WordTable.englishWord != 0 { score.englishWords += 2 }
+                    if length >= 5 && table.endsWithSuffix(UnsafeBufferPointer(rebasing: word[0..<length])) {
+                        score.turkishWords += 2
                     }
-                    if length > 0 && length <= 32 {
-                        let bytes = UnsafeBufferPointer(rebasing: word[0..<length])
-                        let flags = table.flags(of: fnv1a(bytes, 0..<length))
-                        if flags & WordTable.turkishWord != 0 { score.turkishWords += 2 }
-                        if flags & WordTable.englishWord != 0 { score.englishWords += 2 }
-                        if length >= 5 && table.endsWithSuffix(bytes) { score.turkishWords += 2 }
-                    }
-                    length = 0
                 }
             }
         }
         return score
+    }
+
+    /// For each ASCII byte, the letter it adds to a word (capitals lowercased, `'` kept), or 0
+    /// where it ends one.
+    static let asciiWordBytes: [UInt8] = (0..<128).map { byte in
+        switch byte {
+        case 0x41...0x5A: UInt8(byte | 0x20)
+        case 0x61...0x7A, 0x27: UInt8(byte)
+        default: 0
+        }
     }
 
     /// The word lists as one open-addressing table of FNV-1a hashes with flags: a lookup is a
@@ -173,13 +199,15 @@ public enum LanguageGuess {
 
     static let wordTable = WordTable(turkish: turkishWords, english: englishWords, suffixes: turkishSuffixes)
 
+    static let fnv1aBasis: UInt64 = 0xCBF2_9CE4_8422_2325
+
+    @inline(__always)
+    static func fnv1aStep(_ hash: UInt64, _ byte: UInt8) -> UInt64 { (hash ^ UInt64(byte)) &* 0x100_0000_01B3 }
+
     @inline(__always)
     static func fnv1a(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> UInt64 {
-        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
-        for i in range {
-            hash ^= UInt64(bytes[i])
-            hash &*= 0x100_0000_01B3
-        }
+        var hash = fnv1aBasis
+        for i in range { hash = fnv1aStep(hash, bytes[i]) }
         return hash
     }
 

@@ -27,13 +27,86 @@ public struct NormalizedText: Sendable {
 
     /// Normalises raw bytes; invalid UTF-8 becomes U+FFFD and is flagged, never a crash.
     public init(bytes: [UInt8], options: NormalizationOptions = NormalizationOptions()) {
+        self.init(bytes: bytes, options: options, asciiFastPath: true)
+    }
+
+    /// Normalises raw bytes, plain ASCII on the fast path unless `asciiFastPath` is false (for the
+    /// tests that compare the two paths; the views, maps and flags must be the same).
+    init(bytes: [UInt8], options: NormalizationOptions, asciiFastPath: Bool) {
+        guard asciiFastPath else {
+            self.init(anyBytes: bytes, options: options, rawScore: nil)
+            return
+        }
+        let facts = bytes.withUnsafeBufferPointer { ASCIIFacts($0) }
+        guard facts.isPlainASCII else {
+            self.init(anyBytes: bytes, options: options, rawScore: nil)
+            return
+        }
+        let rawScore = bytes.withUnsafeBufferPointer { LanguageGuess.score(ascii: $0) }
+        let turkic = options.localeLanguage == .tr || rawScore.language == .tr
+        // Turkish is often typed in ASCII; there Turkic folding makes `I` a non-ASCII `ı`.
+        if turkic && facts.hasCapitalI {
+            self.init(anyBytes: bytes, options: options, rawScore: rawScore)
+        } else {
+            self.init(plainASCII: bytes, hasUppercase: facts.hasUppercase, options: options, rawScore: rawScore, turkic: turkic)
+        }
+    }
+
+    /// Pure ASCII without controls to remove, folding that only lowercases: every view is the
+    /// bytes or their lowercase, each byte mapped to itself, unless squashing changes something.
+    private init(plainASCII bytes: [UInt8], hasUppercase: Bool, options: NormalizationOptions, rawScore: LanguageGuess.Score, turkic: Bool) {
+        original = bytes
+        hadInvalidUTF8 = false
+        isASCII = true
+        turkicFolding = turkic
+        // Bit `index` for each requested view.
+        var wanted = 0
+        var deepest = ViewName.raw
+        for name in options.views {
+            wanted |= 1 << name.index
+            deepest = max(deepest, name)
+        }
+        let identity = OffsetMap.identity(originalCount: bytes.count)
+        var built: [NormalizedView?] = Array(repeating: nil, count: ViewName.allCases.count)
+        func keep(_ name: ViewName, _ utf8: [UInt8]) {
+            if wanted & 1 << name.index != 0 { built[name.index] = NormalizedView(name: name, utf8: utf8, map: identity) }
+        }
+        keep(.raw, bytes)
+        var squashedScore: LanguageGuess.Score?
+        if deepest >= .folded {
+            // Nothing else to fold, no look-alikes, nothing to make ASCII: one array for three views.
+            let folded = hasUppercase ? ASCIIFacts.lowercased(bytes) : bytes
+            keep(.folded, folded)
+            keep(.skeleton, folded)
+            keep(.ascii, folded)
+            if deepest >= .squashed {
+                if folded.withUnsafeBufferPointer({ Squashing.needsWork(ascii: $0) }) {
+                    let units = folded.withUnsafeBufferPointer { UTF8Encoding.decode($0).units }
+                    let squashed = Squashing.map(units, original: bytes) ?? units
+                    squashedScore = LanguageGuess.score(squashed)
+                    if wanted & 1 << ViewName.squashed.index != 0 {
+                        built[ViewName.squashed.index] = squashed.view(.squashed, originalCount: bytes.count)
+                    }
+                } else {
+                    // The raw words, lowercased: the score lowercases ASCII itself.
+                    squashedScore = rawScore
+                    keep(.squashed, folded)
+                }
+            }
+        }
+        views = built
+        language = squashedScore.map { rawScore.combined(wordsFrom: $0).language } ?? rawScore.language
+    }
+
+    /// Any bytes, through every stage. `rawScore` is the raw text's language score if known.
+    private init(anyBytes bytes: [UInt8], options: NormalizationOptions, rawScore knownRawScore: LanguageGuess.Score?) {
         original = bytes
         let (raw, replaced) = bytes.withUnsafeBufferPointer { UTF8Encoding.decode($0) }
         hadInvalidUTF8 = replaced
         isASCII = !replaced && raw.isASCII
         // The raw text decides Turkic folding; the squashed view, which sees through evasions,
         // refines the guess once it is built.
-        let rawScore = LanguageGuess.score(raw)
+        let rawScore = knownRawScore ?? LanguageGuess.score(raw)
         let turkic = options.localeLanguage == .tr || rawScore.language == .tr
         turkicFolding = turkic
         var squashedScore: LanguageGuess.Score?

@@ -271,22 +271,79 @@ enum Squashing {
         return false
     }
 
+    /// `needsWork` for pure-ASCII bytes, with the same answer as for their units; the ASCII
+    /// fast path asks it instead of building units for the (rare) text that squashing changes.
+    static func needsWork(ascii s: UnsafeBufferPointer<UInt8>) -> Bool {
+        asciiClasses.withUnsafeBufferPointer { classes in
+            let n = s.count
+            var i = 0
+            while i < n {
+                guard classes[Int(s[i])] & ASCIIClass.token != 0 else {
+                    i += 1
+                    continue
+                }
+                var end = i
+                var kinds: UInt8 = 0
+                // The two bytes before `end` in this token (0: none).
+                var previous: UInt8 = 0
+                var beforePrevious: UInt8 = 0
+                while end < n {
+                    let c = s[end]
+                    let kind = classes[Int(c)]
+                    guard kind & ASCIIClass.token != 0 else { break }
+                    kinds |= kind
+                    // Three identical letters in a row (letters are token characters, so all three
+                    // are in this token).
+                    if c == previous && c == beforePrevious && kind & ASCIIClass.letter != 0 { return true }
+                    beforePrevious = previous
+                    previous = c
+                    end &+= 1
+                }
+                if kinds & ASCIIClass.letter != 0 && kinds & ASCIIClass.leet != 0 && !isQuantity(s, i..<end) { return true }
+                if end - i == 1 && singletonRun(s, at: i).count >= 3 { return true }
+                i = end
+            }
+            return false
+        }
+    }
+
+    /// What `needsWork(ascii:)` needs to know of a byte, as bits (bytes from 0x80 have none).
+    enum ASCIIClass {
+        /// A letter, digit, `@` or `$` (`isTokenScalar`).
+        static let token: UInt8 = 1
+        /// A–Z, a–z.
+        static let letter: UInt8 = 2
+        /// A leet symbol (`leet`).
+        static let leet: UInt8 = 4
+    }
+
+    /// `ASCIIClass` bits of each byte.
+    static let asciiClasses: [UInt8] = (0..<256).map { byte in
+        let s = UInt32(byte)
+        guard s < 0x80 else { return 0 }
+        return (isTokenScalar(s) ? ASCIIClass.token : 0) | (isASCIILetter(s) ? ASCIIClass.letter : 0)
+            | (!isASCIILetter(s) && leet(s) != nil ? ASCIIClass.leet : 0)
+    }
+
     /// A one-character token at `i`: an ASCII token scalar with no token scalar on either side.
     /// (Only ASCII: joining other scripts' letters could create new canonical compositions.)
+    /// `s` holds scalars, or the bytes of pure-ASCII text (`needsWork(ascii:)`).
     @inline(__always)
-    static func isSingleton(_ s: [UInt32], _ i: Int) -> Bool {
-        i >= 0 && i < s.count && s[i] < 0x80 && isTokenScalar(s[i]) && (i == 0 || !isTokenScalar(s[i - 1]))
-            && (i + 1 == s.count || !isTokenScalar(s[i + 1]))
+    static func isSingleton<Text: RandomAccessCollection>(_ s: Text, _ i: Int) -> Bool
+    where Text.Index == Int, Text.Element: FixedWidthInteger {
+        i >= 0 && i < s.count && s[i] < 0x80 && isTokenScalar(UInt32(s[i]))
+            && (i == 0 || !isTokenScalar(UInt32(s[i - 1]))) && (i + 1 == s.count || !isTokenScalar(UInt32(s[i + 1])))
     }
 
     /// The run of singletons starting at the singleton `i`, each after the same single separator:
     /// how many, and the index of the last. "k.i.l.l h.i.m" is two runs, "kill" and "him".
-    static func singletonRun(_ s: [UInt32], at i: Int) -> (count: Int, last: Int) {
+    static func singletonRun<Text: RandomAccessCollection>(_ s: Text, at i: Int) -> (count: Int, last: Int)
+    where Text.Index == Int, Text.Element: FixedWidthInteger {
         let n = s.count
         var last = i
         var count = 1
         let separator = i + 1 < n ? s[i + 1] : 0
-        guard isSeparator(separator) else { return (count, last) }
+        guard isSeparator(UInt32(separator)) else { return (count, last) }
         while last + 2 < n && s[last + 1] == separator && isSingleton(s, last + 2) {
             last += 2
             count += 1
@@ -295,13 +352,14 @@ enum Squashing {
     }
 
     /// A number with a unit or ordinal ("3pm", "10am", "2nd", "5km", "30min"): not leetspeak.
-    static func isQuantity(_ s: [UInt32], _ token: Range<Int>) -> Bool {
+    static func isQuantity<Text: RandomAccessCollection>(_ s: Text, _ token: Range<Int>) -> Bool
+    where Text.Index == Int, Text.Element: FixedWidthInteger {
         var i = token.lowerBound
         while i < token.upperBound && (0x30...0x39).contains(s[i]) { i += 1 }
         guard i > token.lowerBound, i < token.upperBound else { return false }
         var suffix: UInt64 = 0
         for k in i..<token.upperBound {
-            guard isASCIILetter(s[k]), k - i < 4 else { return false }
+            guard isASCIILetter(UInt32(s[k])), k - i < 4 else { return false }
             suffix = suffix << 8 | UInt64(s[k] | 0x20)
         }
         return quantitySuffixes.contains(suffix)
@@ -322,17 +380,20 @@ enum Squashing {
         guard hasStretchedLetter(input.scalars) else { return input }
         var out = Units(reservingCapacity: input.count)
         let s = input.scalars
+        // Units before `copied` are in `out`; the rest are copied a span at a time, not one by one.
+        var copied = 0
         var i = 0
         while i < s.count {
             var end = i + 1
             while end < s.count && s[end] == s[i] { end += 1 }
             if end - i >= 3 && isASCIILetter(s[i]) {
+                out.append(contentsOf: input, copied..<i)
                 out.append(s[i], input.starts[i], input.ends[end - 1])
-            } else {
-                out.append(contentsOf: input, i..<end)
+                copied = end
             }
             i = end
         }
+        out.append(contentsOf: input, copied..<s.count)
         return out
     }
 

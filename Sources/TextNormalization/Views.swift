@@ -38,20 +38,57 @@ public enum ViewName: String, Sendable, Hashable, CaseIterable, Codable, Compara
 /// squashed.originalRange(of: 7..<11)             // 7..<14, the bytes of "k.i.l.l"
 /// ```
 public struct OffsetMap: Sendable, Equatable {
-    /// For view byte `i`, the original bytes are `starts[i] ..< ends[i]`.
-    public let starts: [UInt32]
-    public let ends: [UInt32]
+    /// The numbers themselves, or the identity: most views of pure-ASCII text map view byte `i` to
+    /// original byte `i`, and two arrays of 4-byte offsets per view were most of what normalising
+    /// such a prompt cost.
+    private enum Storage {
+        /// View byte `i` came from original byte `i`; as many view bytes as original bytes.
+        case identity
+        case explicit(starts: [UInt32], ends: [UInt32])
+    }
+
+    private let storage: Storage
     /// The byte length of the original text.
     public let originalCount: Int
 
     init(starts: [UInt32], ends: [UInt32], originalCount: Int) {
-        self.starts = starts
-        self.ends = ends
+        storage = .explicit(starts: starts, ends: ends)
         self.originalCount = originalCount
     }
 
+    private init(identityOver originalCount: Int) {
+        storage = .identity
+        self.originalCount = originalCount
+    }
+
+    /// The map of a view that is the original bytes one for one (or each replaced by one byte).
+    static func identity(originalCount: Int) -> OffsetMap { OffsetMap(identityOver: originalCount) }
+
+    /// For view byte `i`, the original bytes are `starts[i] ..< ends[i]`.
+    ///
+    /// An identity map builds this array on each access: read it once, outside any loop.
+    public var starts: [UInt32] {
+        switch storage {
+        case .identity: Array(0..<UInt32(originalCount))
+        case .explicit(let starts, _): starts
+        }
+    }
+
+    /// See `starts`.
+    public var ends: [UInt32] {
+        switch storage {
+        case .identity: Array(1..<UInt32(originalCount + 1))
+        case .explicit(_, let ends): ends
+        }
+    }
+
     /// The number of view bytes mapped.
-    public var count: Int { starts.count }
+    public var count: Int {
+        switch storage {
+        case .identity: originalCount
+        case .explicit(let starts, _): starts.count
+        }
+    }
 
     /// The original byte range that the view bytes `range` came from.
     ///
@@ -59,11 +96,37 @@ public struct OffsetMap: Sendable, Equatable {
     /// (or the end of the original).
     public func originalRange(of range: Range<Int>) -> Range<Int> {
         precondition(range.lowerBound >= 0 && range.upperBound <= count, "view range out of bounds")
-        if range.isEmpty {
-            let position = range.lowerBound < count ? Int(starts[range.lowerBound]) : originalCount
-            return position..<position
+        switch storage {
+        case .identity:
+            return range
+        case .explicit(let starts, let ends):
+            if range.isEmpty {
+                let position = range.lowerBound < starts.count ? Int(starts[range.lowerBound]) : originalCount
+                return position..<position
+            }
+            return Int(starts[range.lowerBound])..<Int(ends[range.upperBound - 1])
         }
-        return Int(starts[range.lowerBound])..<Int(ends[range.upperBound - 1])
+    }
+
+    /// Equal when they map the same numbers, however stored (`RuleMatcher` compares maps to find
+    /// views that are the same; two identity maps compare in constant time).
+    public static func == (lhs: OffsetMap, rhs: OffsetMap) -> Bool {
+        guard lhs.originalCount == rhs.originalCount else { return false }
+        switch (lhs.storage, rhs.storage) {
+        case (.identity, .identity):
+            return true
+        case let (.explicit(lhsStarts, lhsEnds), .explicit(rhsStarts, rhsEnds)):
+            return lhsStarts == rhsStarts && lhsEnds == rhsEnds
+        case let (.identity, .explicit(starts, ends)), let (.explicit(starts, ends), .identity):
+            return isIdentity(starts: starts, ends: ends, count: lhs.originalCount)
+        }
+    }
+
+    /// Whether the arrays hold the identity over `count` bytes.
+    private static func isIdentity(starts: [UInt32], ends: [UInt32], count: Int) -> Bool {
+        guard starts.count == count, ends.count == count else { return false }
+        for i in 0..<count where starts[i] != UInt32(i) || ends[i] != UInt32(i + 1) { return false }
+        return true
     }
 }
 

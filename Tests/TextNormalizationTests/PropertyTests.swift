@@ -45,11 +45,14 @@ import Testing
         for view in text.builtViews {
             let map = view.map
             #expect(map.count == view.utf8.count, "\(view.name) map length")
+            let starts = map.starts
+            let ends = map.ends
+            #expect(starts.count == map.count && ends.count == map.count, "\(view.name) starts and ends")
             var lastStart: UInt32 = 0
             var lastEnd: UInt32 = 0
-            for i in 0..<map.count {
-                let start = map.starts[i]
-                let end = map.ends[i]
+            for i in 0..<min(starts.count, ends.count) {
+                let start = starts[i]
+                let end = ends[i]
                 guard start >= lastStart, end >= lastEnd, start < end, Int(end) <= text.original.count else {
                     Issue.record("\(view.name) map not monotonic or out of bounds at byte \(i): \(start)..<\(end)")
                     return
@@ -89,6 +92,7 @@ import Testing
         let text = NormalizedText(bytes: bytes)
         Self.checkMaps(text)
         Self.checkIdempotent(text)
+        if text.isASCII { expectFastPathMatchesGeneralPath(bytes, options: NormalizationOptions(), "seed \(seed)") }
     }
 
     @Test(arguments: [1, 2, 3])
@@ -108,5 +112,6 @@ import Testing
         #expect(text.isASCII)
         Self.checkMaps(text)
         Self.checkIdempotent(text)
+        expectFastPathMatchesGeneralPath(bytes, options: NormalizationOptions())
     }
 }
