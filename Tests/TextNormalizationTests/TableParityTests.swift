@@ -13,6 +13,16 @@ import Testing
         for (cyrillic, latin) in [("а", "a"), ("е", "e"), ("о", "o"), ("і", "i"), ("р", "p"), ("с", "c")] {
             #expect(derived[cyrillic.unicodeScalars.first!.value] == [latin.unicodeScalars.first!.value])
         }
+        // Skeleton reads one letter per entry, and below U+0800 from a flat array: every code point
+        // of that range must give what ICU's table (then the hand-curated supplement) gives.
+        for (scalar, letter) in derived.merging(UnicodeTables.confusableSupplement, uniquingKeysWith: { a, _ in a }) {
+            #expect(letter.count == 1 && letter[0] >= 0x61 && letter[0] <= 0x7A, "U+\(String(scalar, radix: 16))")
+        }
+        for scalar in UInt32(0)..<ScalarFacts.limit {
+            let expected = scalar < 0x80 ? derived[scalar] : derived[scalar] ?? UnicodeTables.confusableSupplement[scalar]
+            let flat = Skeleton.lookAlikeLetter[Int(scalar)]
+            #expect((flat == 0 ? nil : [UInt32(flat)]) == expected, "U+\(String(scalar, radix: 16))")
+        }
     }
 
     @Test func asciiFoldsMatchICU() throws {
