@@ -102,31 +102,74 @@ enum Skeleton {
 /// scripts they stay, since dropping them there could let neighbours compose on a second pass.
 enum ASCIIFolding {
     static func map(_ skeleton: Units) -> Units {
-        let table = UnicodeTables.asciiFolds
-        let known = hasFold
+        let folds = FlatFolds.shared
         var out = Units(reservingCapacity: skeleton.count)
-        for i in 0..<skeleton.count {
-            let s = skeleton.scalars[i]
-            let start = skeleton.starts[i]
-            let end = skeleton.ends[i]
-            if s < 0x80 {
-                out.append(s, start, end)
-            } else if s < ScalarFacts.limit ? known[Int(s)] : table[s] != nil, let replacement = table[s] {
-                for r in replacement { out.append(r, start, end) }
-            } else if let previous = out.scalars.last, previous < 0x80, ICU.isNonSpacingMark(s) {
-                // The mark joins the span of the letter it decorated.
-                out.ends[out.count - 1] = end
-            } else {
-                out.append(s, start, end)
+        let n = skeleton.count
+        skeleton.scalars.withUnsafeBufferPointer { scalars in
+            var i = 0
+            while i < n {
+                // ASCII stays as it is: copied a run at a time (most of a Turkish prompt).
+                var end = i
+                while end < n && scalars[end] < 0x80 { end += 1 }
+                if end > i {
+                    out.append(contentsOf: skeleton, i..<end)
+                    i = end
+                    continue
+                }
+                let s = scalars[i]
+                let start = skeleton.starts[i]
+                let stop = skeleton.ends[i]
+                i += 1
+                if folds.append(s, start, stop, to: &out) { continue }
+                if let previous = out.scalars.last, previous < 0x80, ICU.isNonSpacingMark(s) {
+                    // The mark joins the span of the letter it decorated.
+                    out.ends[out.count - 1] = stop
+                } else {
+                    out.append(s, start, stop)
+                }
             }
         }
         return out
     }
-}
 
-extension ASCIIFolding {
-    /// For code points below `ScalarFacts.limit`: whether the fold table has an entry.
-    static let hasFold: [Bool] = (0..<ScalarFacts.limit).map { UnicodeTables.asciiFolds[$0] != nil }
+    /// `UnicodeTables.asciiFolds` with the entries below `ScalarFacts.limit` in flat arrays, so
+    /// that a letter of a prompt costs an array read, not a dictionary look-up.
+    final class FlatFolds: Sendable {
+        static let shared = FlatFolds()
+
+        /// Per code point below the limit: where its fold starts in `values` (upper bits) and its
+        /// length (low 8 bits; 0: no fold, as no entry is empty).
+        let slots: [UInt32]
+        let values: [UInt32]
+
+        private init() {
+            var slots = [UInt32](repeating: 0, count: Int(ScalarFacts.limit))
+            var values: [UInt32] = []
+            for (scalar, fold) in UnicodeTables.asciiFolds where scalar < ScalarFacts.limit {
+                precondition(!fold.isEmpty && fold.count < 256, "an ASCII fold is 1 to 255 characters")
+                slots[Int(scalar)] = UInt32(values.count) << 8 | UInt32(fold.count)
+                values += fold
+            }
+            self.slots = slots
+            self.values = values
+        }
+
+        /// Appends the fold of `scalar` (a non-ASCII scalar), each unit spanning `start..<end`;
+        /// false (nothing appended) when it has none.
+        @inline(__always)
+        func append(_ scalar: UInt32, _ start: UInt32, _ end: UInt32, to out: inout Units) -> Bool {
+            guard scalar < ScalarFacts.limit else {
+                guard let fold = UnicodeTables.asciiFolds[scalar] else { return false }
+                for r in fold { out.append(r, start, end) }
+                return true
+            }
+            let slot = slots[Int(scalar)]
+            guard slot != 0 else { return false }
+            let first = Int(slot >> 8)
+            for k in first..<(first + Int(slot & 0xFF)) { out.append(values[k], start, end) }
+            return true
+        }
+    }
 }
 
 /// The `squashed` stage: leetspeak mapped, letters spaced out with single separators joined,

@@ -31,6 +31,15 @@ import Testing
         for (turkish, ascii) in [("ş", "s"), ("ğ", "g"), ("ı", "i"), ("ö", "o"), ("ü", "u"), ("ç", "c")] {
             #expect(derived[turkish.unicodeScalars.first!.value] == [ascii.unicodeScalars.first!.value])
         }
+        // The ascii stage reads the entries below U+0800 from flat arrays: every non-ASCII code
+        // point there must give ICU's answer.
+        for scalar in UInt32(0x80)..<ScalarFacts.limit {
+            var out = Units()
+            let found = ASCIIFolding.FlatFolds.shared.append(scalar, 3, 5, to: &out)
+            #expect(found == (derived[scalar] != nil), "U+\(String(scalar, radix: 16))")
+            #expect(out.scalars == derived[scalar] ?? [], "U+\(String(scalar, radix: 16))")
+            #expect(out.starts.allSatisfy { $0 == 3 } && out.ends.allSatisfy { $0 == 5 })
+        }
     }
 
     /// The table is the transliterator's answer, without the transliterator on the hot path.
