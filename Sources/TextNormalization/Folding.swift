@@ -33,6 +33,25 @@ enum Folding {
         var i = 0
         while i < n {
             let scalar = scalars[i]
+            if scalar < 0x80 {
+                // A run of ASCII scalars, each a chunk of its own, is copied at once and lowercased
+                // in place (the controls that folding removes are gone by now).
+                var end = i
+                while end < n && scalars[end] < 0x80 && (end + 1 == n || hasBoundaryBefore(scalars[end + 1])) {
+                    end += 1
+                }
+                if end > i {
+                    let first = out.count
+                    out.append(contentsOf: raw, i..<end)
+                    out.scalars.withUnsafeMutableBufferPointer { folded in
+                        for k in first..<folded.count where folded[k] &- 0x41 < 26 {
+                            folded[k] = turkic && folded[k] == 0x49 ? 0x131 : folded[k] | 0x20
+                        }
+                    }
+                    i = end
+                    continue
+                }
+            }
             // The chunk is this scalar and the ones after it up to the next normalisation boundary.
             var end = i + 1
             while end < n && !hasBoundaryBefore(scalars[end]) { end += 1 }
@@ -41,11 +60,6 @@ enum Folding {
 
             if end == i + 1 {
                 if isInvisibleControl(scalar) {
-                    i = end
-                    continue
-                }
-                if scalar < 0x80 {
-                    appendASCII(scalar, turkic: turkic, start, stop, to: &out)
                     i = end
                     continue
                 }

@@ -151,10 +151,10 @@ public struct NormalizedText: Sendable {
             }
             keep(.folded, folded)
             if deepest >= .skeleton {
-                // Most non-ASCII text (Turkish) holds no look-alike letter: the view is `folded`.
-                let unchanged = folded.isASCII || !Skeleton.holdsLookAlike(folded)
-                let skeleton = unchanged ? folded : Skeleton.map(folded)
-                keep(.skeleton, skeleton, unchanged: unchanged)
+                // Without a look-alike letter in any word the view is `folded` (no copy, no second encoding).
+                let mapped = folded.isASCII ? nil : Skeleton.map(folded)
+                let skeleton = mapped ?? folded
+                keep(.skeleton, skeleton, unchanged: mapped == nil)
                 if deepest >= .ascii {
                     let skeletonIsASCII = skeleton.isASCII
                     let ascii = skeletonIsASCII ? skeleton : ASCIIFolding.map(skeleton)

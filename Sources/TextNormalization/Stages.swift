@@ -6,46 +6,58 @@
 /// words. Digits that imitate letters (1 → l) are mapped only inside a word that also holds a
 /// non-ASCII look-alike ("кі1l" → "kill"); plain ASCII words are left to the leetspeak of `squashed`.
 enum Skeleton {
-    static func map(_ folded: Units) -> Units {
-        let derived = UnicodeTables.confusables
-
-        var out = Units(reservingCapacity: folded.count)
-        let scalars = folded.scalars
-        let n = scalars.count
-        var i = 0
-        while i < n {
-            guard isWordScalar(scalars[i]) else {
-                out.append(scalars[i], folded.starts[i], folded.ends[i])
-                i += 1
-                continue
-            }
-            var end = i
-            var hasLookAlike = false
-            while end < n && isWordScalar(scalars[end]) {
-                if lookAlike(scalars[end]) != nil { hasLookAlike = true }
-                end += 1
-            }
-            var k = i
-            while k < end {
-                let s = scalars[k]
-                let replacement: [UInt32]? =
-                    if s >= 0x80 { lookAlike(s) }
-                    else if hasLookAlike && (0x30...0x39).contains(s) { derived[s] }
-                    else { nil }
-                guard let replacement else {
-                    out.append(s, folded.starts[k], folded.ends[k])
-                    k += 1
+    /// The skeleton of `folded`, or nil when it would equal `folded` (no word holds a look-alike).
+    ///
+    /// Words without a look-alike, and the text between words, are copied a run at a time: most
+    /// words of a Turkish prompt are Latin, only some hold the `ı` that has a look-alike entry.
+    static func map(_ folded: Units) -> Units? {
+        var out: Units?
+        // folded[0 ..< copied] is in `out` already.
+        var copied = 0
+        let n = folded.count
+        folded.scalars.withUnsafeBufferPointer { scalars in
+            var i = 0
+            while i < n {
+                guard isWordScalar(scalars[i]) else {
+                    i += 1
                     continue
                 }
-                // Marks on a disguised letter go with the disguise: left on the Latin letter they
-                // would compose with it ("і́" → "í") and the view would not be a fixed point.
-                var last = k
-                while last + 1 < end && ICU.isNonSpacingMark(scalars[last + 1]) { last += 1 }
-                for r in replacement { out.append(r, folded.starts[k], folded.ends[last]) }
-                k = last + 1
+                var end = i
+                var hasLookAlike = false
+                while end < n && isWordScalar(scalars[end]) {
+                    if lookAlike(scalars[end]) != nil { hasLookAlike = true }
+                    end += 1
+                }
+                guard hasLookAlike else {
+                    i = end
+                    continue
+                }
+                if out == nil { out = Units(reservingCapacity: n) }
+                out!.append(contentsOf: folded, copied..<i)
+                var k = i
+                while k < end {
+                    let s = scalars[k]
+                    let replacement: UInt32? =
+                        if s >= 0x80 { lookAlike(s) }
+                        else if (0x30...0x39).contains(s) { digitLookAlike(s) }
+                        else { nil }
+                    guard let replacement else {
+                        out!.append(s, folded.starts[k], folded.ends[k])
+                        k += 1
+                        continue
+                    }
+                    // Marks on a disguised letter go with the disguise: left on the Latin letter they
+                    // would compose with it ("і́" → "í") and the view would not be a fixed point.
+                    var last = k
+                    while last + 1 < end && ICU.isNonSpacingMark(scalars[last + 1]) { last += 1 }
+                    out!.append(replacement, folded.starts[k], folded.ends[last])
+                    k = last + 1
+                }
+                copied = end
+                i = end
             }
-            i = end
         }
+        out?.append(contentsOf: folded, copied..<n)
         return out
     }
 
@@ -55,24 +67,32 @@ enum Skeleton {
         return ICU.isAlphabetic(s) || ICU.isNonSpacingMark(s)
     }
 
-    /// Whether `map` would change anything: some non-ASCII scalar has a look-alike (digits are
-    /// only mapped inside a word that holds one).
-    static func holdsLookAlike(_ units: Units) -> Bool {
-        units.scalars.contains { lookAlike($0) != nil }
-    }
-
-    /// The Latin letters a non-ASCII scalar imitates, if any.
+    /// The Latin letter a non-ASCII scalar imitates, if any. Every entry of both look-alike
+    /// tables is one ASCII letter (the derivation maps to the skeleton of a letter a–z).
     @inline(__always)
-    static func lookAlike(_ s: UInt32) -> [UInt32]? {
+    static func lookAlike(_ s: UInt32) -> UInt32? {
         if s < 0x80 { return nil }
-        // Most letters of a prompt have no look-alike entry: skip both dictionary lookups.
-        if s < ScalarFacts.limit && !lookAlikeKnown[Int(s)] { return nil }
-        return UnicodeTables.confusables[s] ?? UnicodeTables.confusableSupplement[s]
+        if s < ScalarFacts.limit {
+            let letter = lookAlikeLetter[Int(s)]
+            return letter == 0 ? nil : UInt32(letter)
+        }
+        return (UnicodeTables.confusables[s] ?? UnicodeTables.confusableSupplement[s])?.first
     }
 
-    /// For code points below `ScalarFacts.limit`: whether either look-alike table has an entry.
-    static let lookAlikeKnown: [Bool] = (0..<ScalarFacts.limit).map { s in
-        UnicodeTables.confusables[s] != nil || UnicodeTables.confusableSupplement[s] != nil
+    /// The letter an ASCII digit imitates inside a word that holds a look-alike (1 → l), if any.
+    @inline(__always)
+    static func digitLookAlike(_ s: UInt32) -> UInt32? {
+        let letter = lookAlikeLetter[Int(s)]
+        return letter == 0 ? nil : UInt32(letter)
+    }
+
+    /// For code points below `ScalarFacts.limit`: the letter of the look-alike tables (0: none),
+    /// so that a letter of a prompt costs an array read, not two dictionary look-ups.
+    static let lookAlikeLetter: [UInt8] = (0..<ScalarFacts.limit).map { s in
+        let entry = s < 0x80 ? UnicodeTables.confusables[s] : UnicodeTables.confusables[s] ?? UnicodeTables.confusableSupplement[s]
+        guard let entry else { return 0 }
+        precondition(entry.count == 1 && entry[0] < 0x80, "a look-alike maps to one ASCII letter")
+        return UInt8(entry[0])
     }
 }
 
@@ -82,31 +102,74 @@ enum Skeleton {
 /// scripts they stay, since dropping them there could let neighbours compose on a second pass.
 enum ASCIIFolding {
     static func map(_ skeleton: Units) -> Units {
-        let table = UnicodeTables.asciiFolds
-        let known = hasFold
+        let folds = FlatFolds.shared
         var out = Units(reservingCapacity: skeleton.count)
-        for i in 0..<skeleton.count {
-            let s = skeleton.scalars[i]
-            let start = skeleton.starts[i]
-            let end = skeleton.ends[i]
-            if s < 0x80 {
-                out.append(s, start, end)
-            } else if s < ScalarFacts.limit ? known[Int(s)] : table[s] != nil, let replacement = table[s] {
-                for r in replacement { out.append(r, start, end) }
-            } else if let previous = out.scalars.last, previous < 0x80, ICU.isNonSpacingMark(s) {
-                // The mark joins the span of the letter it decorated.
-                out.ends[out.count - 1] = end
-            } else {
-                out.append(s, start, end)
+        let n = skeleton.count
+        skeleton.scalars.withUnsafeBufferPointer { scalars in
+            var i = 0
+            while i < n {
+                // ASCII stays as it is: copied a run at a time (most of a Turkish prompt).
+                var end = i
+                while end < n && scalars[end] < 0x80 { end += 1 }
+                if end > i {
+                    out.append(contentsOf: skeleton, i..<end)
+                    i = end
+                    continue
+                }
+                let s = scalars[i]
+                let start = skeleton.starts[i]
+                let stop = skeleton.ends[i]
+                i += 1
+                if folds.append(s, start, stop, to: &out) { continue }
+                if let previous = out.scalars.last, previous < 0x80, ICU.isNonSpacingMark(s) {
+                    // The mark joins the span of the letter it decorated.
+                    out.ends[out.count - 1] = stop
+                } else {
+                    out.append(s, start, stop)
+                }
             }
         }
         return out
     }
-}
 
-extension ASCIIFolding {
-    /// For code points below `ScalarFacts.limit`: whether the fold table has an entry.
-    static let hasFold: [Bool] = (0..<ScalarFacts.limit).map { UnicodeTables.asciiFolds[$0] != nil }
+    /// `UnicodeTables.asciiFolds` with the entries below `ScalarFacts.limit` in flat arrays, so
+    /// that a letter of a prompt costs an array read, not a dictionary look-up.
+    final class FlatFolds: Sendable {
+        static let shared = FlatFolds()
+
+        /// Per code point below the limit: where its fold starts in `values` (upper bits) and its
+        /// length (low 8 bits; 0: no fold, as no entry is empty).
+        let slots: [UInt32]
+        let values: [UInt32]
+
+        private init() {
+            var slots = [UInt32](repeating: 0, count: Int(ScalarFacts.limit))
+            var values: [UInt32] = []
+            for (scalar, fold) in UnicodeTables.asciiFolds where scalar < ScalarFacts.limit {
+                precondition(!fold.isEmpty && fold.count < 256, "an ASCII fold is 1 to 255 characters")
+                slots[Int(scalar)] = UInt32(values.count) << 8 | UInt32(fold.count)
+                values += fold
+            }
+            self.slots = slots
+            self.values = values
+        }
+
+        /// Appends the fold of `scalar` (a non-ASCII scalar), each unit spanning `start..<end`;
+        /// false (nothing appended) when it has none.
+        @inline(__always)
+        func append(_ scalar: UInt32, _ start: UInt32, _ end: UInt32, to out: inout Units) -> Bool {
+            guard scalar < ScalarFacts.limit else {
+                guard let fold = UnicodeTables.asciiFolds[scalar] else { return false }
+                for r in fold { out.append(r, start, end) }
+                return true
+            }
+            let slot = slots[Int(scalar)]
+            guard slot != 0 else { return false }
+            let first = Int(slot >> 8)
+            for k in first..<(first + Int(slot & 0xFF)) { out.append(values[k], start, end) }
+            return true
+        }
+    }
 }
 
 /// The `squashed` stage: leetspeak mapped, letters spaced out with single separators joined,

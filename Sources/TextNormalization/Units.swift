@@ -25,10 +25,13 @@ struct Units {
     }
 
     /// Appends units `range` of `other` unchanged.
+    ///
+    /// Copied from buffer pointers: appending array slices copied element by element and
+    /// retained each slice, and stages copy many short runs (the words between Turkish letters).
     mutating func append(contentsOf other: Units, _ range: Range<Int>) {
-        scalars.append(contentsOf: other.scalars[range])
-        starts.append(contentsOf: other.starts[range])
-        ends.append(contentsOf: other.ends[range])
+        other.scalars.withUnsafeBufferPointer { scalars.append(contentsOf: UnsafeBufferPointer(rebasing: $0[range])) }
+        other.starts.withUnsafeBufferPointer { starts.append(contentsOf: UnsafeBufferPointer(rebasing: $0[range])) }
+        other.ends.withUnsafeBufferPointer { ends.append(contentsOf: UnsafeBufferPointer(rebasing: $0[range])) }
     }
 
     /// True when every scalar is ASCII.
@@ -49,32 +52,49 @@ struct Units {
                 name: name, utf8: scalars.map { UInt8(truncatingIfNeeded: $0) },
                 map: OffsetMap(starts: starts, ends: ends, originalCount: originalCount))
         }
-        // Two passes: the byte length, then every array written in place.
-        var total = 0
-        for scalar in scalars { total += UTF8Encoding.length(of: scalar) }
-        var byteStarts: [UInt32] = []
-        var byteEnds: [UInt32] = []
-        let bytes = [UInt8](unsafeUninitializedCapacity: total) { out, written in
-            byteStarts = [UInt32](unsafeUninitializedCapacity: total) { outStarts, writtenStarts in
-                byteEnds = [UInt32](unsafeUninitializedCapacity: total) { outEnds, writtenEnds in
-                    var k = 0
-                    for i in 0..<count {
-                        let length = UTF8Encoding.encode(scalars[i], into: out, at: k)
-                        for j in k..<(k + length) {
-                            outStarts[j] = starts[i]
-                            outEnds[j] = ends[i]
+        // Two passes: the byte length, then every array written in place, reading the units through
+        // buffer pointers (no bounds checks) and writing an ASCII scalar without the encoder.
+        return scalars.withUnsafeBufferPointer { scalars in
+            starts.withUnsafeBufferPointer { starts in
+                ends.withUnsafeBufferPointer { ends in
+                    var total = 0
+                    for scalar in scalars { total += UTF8Encoding.length(of: scalar) }
+                    var byteStarts: [UInt32] = []
+                    var byteEnds: [UInt32] = []
+                    let bytes = [UInt8](unsafeUninitializedCapacity: total) { out, written in
+                        byteStarts = [UInt32](unsafeUninitializedCapacity: total) { outStarts, writtenStarts in
+                            byteEnds = [UInt32](unsafeUninitializedCapacity: total) { outEnds, writtenEnds in
+                                var k = 0
+                                for i in 0..<scalars.count {
+                                    let scalar = scalars[i]
+                                    let start = starts[i]
+                                    let end = ends[i]
+                                    if scalar < 0x80 {
+                                        out[k] = UInt8(truncatingIfNeeded: scalar)
+                                        outStarts[k] = start
+                                        outEnds[k] = end
+                                        k += 1
+                                        continue
+                                    }
+                                    let length = UTF8Encoding.encode(scalar, into: out, at: k)
+                                    for j in k..<(k + length) {
+                                        outStarts[j] = start
+                                        outEnds[j] = end
+                                    }
+                                    k += length
+                                }
+                                writtenEnds = total
+                            }
+                            writtenStarts = total
                         }
-                        k += length
+                        written = total
                     }
-                    writtenEnds = total
+                    return NormalizedView(
+                        name: name, utf8: bytes,
+                        map: OffsetMap(starts: byteStarts, ends: byteEnds, originalCount: originalCount))
                 }
-                writtenStarts = total
             }
-            written = total
         }
-        return NormalizedView(
-            name: name, utf8: bytes,
-            map: OffsetMap(starts: byteStarts, ends: byteEnds, originalCount: originalCount))
     }
 }
 
@@ -133,58 +153,81 @@ enum UTF8Encoding {
             units.ends = Array(1..<UInt32(bytes.count + 1))
             return (units, false)
         }
-        var units = Units(reservingCapacity: bytes.count)
-        var replaced = false
-        var i = 0
+        // At most one unit per byte: the three arrays are written in place, as the view encoder does.
         let n = bytes.count
-        while i < n {
-            let b0 = bytes[i]
-            if b0 < 0x80 {
-                units.append(UInt32(b0), UInt32(i), UInt32(i + 1))
-                i += 1
-                continue
+        var replaced = false
+        var count = 0
+        var unitStarts: [UInt32] = []
+        var unitEnds: [UInt32] = []
+        let unitScalars = [UInt32](unsafeUninitializedCapacity: n) { scalars, writtenScalars in
+            unitStarts = [UInt32](unsafeUninitializedCapacity: n) { starts, writtenStarts in
+                unitEnds = [UInt32](unsafeUninitializedCapacity: n) { ends, writtenEnds in
+                    @inline(__always)
+                    func add(_ scalar: UInt32, _ start: Int, _ end: Int) {
+                        scalars[count] = scalar
+                        starts[count] = UInt32(truncatingIfNeeded: start)
+                        ends[count] = UInt32(truncatingIfNeeded: end)
+                        count += 1
+                    }
+                    var i = 0
+                    while i < n {
+                        let b0 = bytes[i]
+                        if b0 < 0x80 {
+                            add(UInt32(b0), i, i + 1)
+                            i += 1
+                            continue
+                        }
+                        // Expected length and the valid range of the second byte (Unicode Table 3-7).
+                        var length = 0
+                        var lo: UInt8 = 0x80
+                        var hi: UInt8 = 0xBF
+                        switch b0 {
+                        case 0xC2...0xDF: length = 2
+                        case 0xE0: length = 3; lo = 0xA0
+                        case 0xE1...0xEC, 0xEE...0xEF: length = 3
+                        case 0xED: length = 3; hi = 0x9F
+                        case 0xF0: length = 4; lo = 0x90
+                        case 0xF1...0xF3: length = 4
+                        case 0xF4: length = 4; hi = 0x8F
+                        default: length = 0
+                        }
+                        if length == 0 {
+                            add(0xFFFD, i, i + 1)
+                            replaced = true
+                            i += 1
+                            continue
+                        }
+                        var scalar = UInt32(b0) & (length == 2 ? 0x1F : length == 3 ? 0x0F : 0x07)
+                        var j = 1
+                        var valid = true
+                        while j < length {
+                            guard i + j < n else { valid = false; break }
+                            let b = bytes[i + j]
+                            let (low, high) = j == 1 ? (lo, hi) : (UInt8(0x80), UInt8(0xBF))
+                            guard b >= low && b <= high else { valid = false; break }
+                            scalar = (scalar << 6) | UInt32(b & 0x3F)
+                            j += 1
+                        }
+                        if valid {
+                            add(scalar, i, i + length)
+                            i += length
+                        } else {
+                            // The maximal subpart: the lead byte and the continuation bytes that were valid so far.
+                            add(0xFFFD, i, i + j)
+                            replaced = true
+                            i += j
+                        }
+                    }
+                    writtenEnds = count
+                }
+                writtenStarts = count
             }
-            // Expected length and the valid range of the second byte (Unicode Table 3-7).
-            var length = 0
-            var lo: UInt8 = 0x80
-            var hi: UInt8 = 0xBF
-            switch b0 {
-            case 0xC2...0xDF: length = 2
-            case 0xE0: length = 3; lo = 0xA0
-            case 0xE1...0xEC, 0xEE...0xEF: length = 3
-            case 0xED: length = 3; hi = 0x9F
-            case 0xF0: length = 4; lo = 0x90
-            case 0xF1...0xF3: length = 4
-            case 0xF4: length = 4; hi = 0x8F
-            default: length = 0
-            }
-            if length == 0 {
-                units.append(0xFFFD, UInt32(i), UInt32(i + 1))
-                replaced = true
-                i += 1
-                continue
-            }
-            var scalar = UInt32(b0) & (length == 2 ? 0x1F : length == 3 ? 0x0F : 0x07)
-            var j = 1
-            var valid = true
-            while j < length {
-                guard i + j < n else { valid = false; break }
-                let b = bytes[i + j]
-                let (low, high) = j == 1 ? (lo, hi) : (UInt8(0x80), UInt8(0xBF))
-                guard b >= low && b <= high else { valid = false; break }
-                scalar = (scalar << 6) | UInt32(b & 0x3F)
-                j += 1
-            }
-            if valid {
-                units.append(scalar, UInt32(i), UInt32(i + length))
-                i += length
-            } else {
-                // The maximal subpart: the lead byte and the continuation bytes that were valid so far.
-                units.append(0xFFFD, UInt32(i), UInt32(i + j))
-                replaced = true
-                i += j
-            }
+            writtenScalars = count
         }
+        var units = Units()
+        units.scalars = unitScalars
+        units.starts = unitStarts
+        units.ends = unitEnds
         return (units, replaced)
     }
 }

@@ -13,6 +13,16 @@ import Testing
         for (cyrillic, latin) in [("а", "a"), ("е", "e"), ("о", "o"), ("і", "i"), ("р", "p"), ("с", "c")] {
             #expect(derived[cyrillic.unicodeScalars.first!.value] == [latin.unicodeScalars.first!.value])
         }
+        // Skeleton reads one letter per entry, and below U+0800 from a flat array: every code point
+        // of that range must give what ICU's table (then the hand-curated supplement) gives.
+        for (scalar, letter) in derived.merging(UnicodeTables.confusableSupplement, uniquingKeysWith: { a, _ in a }) {
+            #expect(letter.count == 1 && letter[0] >= 0x61 && letter[0] <= 0x7A, "U+\(String(scalar, radix: 16))")
+        }
+        for scalar in UInt32(0)..<ScalarFacts.limit {
+            let expected = scalar < 0x80 ? derived[scalar] : derived[scalar] ?? UnicodeTables.confusableSupplement[scalar]
+            let flat = Skeleton.lookAlikeLetter[Int(scalar)]
+            #expect((flat == 0 ? nil : [UInt32(flat)]) == expected, "U+\(String(scalar, radix: 16))")
+        }
     }
 
     @Test func asciiFoldsMatchICU() throws {
@@ -20,6 +30,15 @@ import Testing
         #expect(derived == UnicodeTables.asciiFolds)
         for (turkish, ascii) in [("ş", "s"), ("ğ", "g"), ("ı", "i"), ("ö", "o"), ("ü", "u"), ("ç", "c")] {
             #expect(derived[turkish.unicodeScalars.first!.value] == [ascii.unicodeScalars.first!.value])
+        }
+        // The ascii stage reads the entries below U+0800 from flat arrays: every non-ASCII code
+        // point there must give ICU's answer.
+        for scalar in UInt32(0x80)..<ScalarFacts.limit {
+            var out = Units()
+            let found = ASCIIFolding.FlatFolds.shared.append(scalar, 3, 5, to: &out)
+            #expect(found == (derived[scalar] != nil), "U+\(String(scalar, radix: 16))")
+            #expect(out.scalars == derived[scalar] ?? [], "U+\(String(scalar, radix: 16))")
+            #expect(out.starts.allSatisfy { $0 == 3 } && out.ends.allSatisfy { $0 == 5 })
         }
     }
 
