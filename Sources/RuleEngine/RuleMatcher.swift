@@ -57,6 +57,10 @@ public final class RuleMatcher {
     private var sameAs = Array(0..<ViewName.allCases.count)
     /// For each slot, whether its gate is shut for the text (`ViewGates`): no rule can match it.
     private var shut = [Bool](repeating: false, count: ViewName.allCases.count)
+    /// For each slot, whether the rule set reads the view but it was not built.
+    private var missing = [Bool](repeating: false, count: ViewName.allCases.count)
+    /// For each slot, whether the view was scanned for this text (and so may stand for another).
+    private var scanned = [Bool](repeating: false, count: ViewName.allCases.count)
     /// For each gate of the rule set, whether it is open for the text, once looked at.
     private var gateOpen: [Bool?]
 
@@ -124,6 +128,8 @@ public final class RuleMatcher {
             scans[slot].clear()
             runStats[slot] = nil
             shut[slot] = false
+            missing[slot] = false
+            scanned[slot] = false
             guard ruleSet.views.contains(name) else { continue }
             if usesPrefilter && usesViewGates, let gate = ruleSet.viewGates.gateOfSlot[slot], !gateIsOpen(gate, text) {
                 // No rule can match this view (it may not even be built): no candidates.
@@ -132,19 +138,26 @@ public final class RuleMatcher {
                 continue
             }
             guard let view = views[slot] else {
+                missing[slot] = true
                 anyCandidates.withUnsafeMutableBufferPointer { any in any.update(repeating: allRules) }
                 continue
             }
-            viewIsASCII[slot] = view.utf8.withUnsafeBufferPointer { Self.isASCII($0) }
+            missing[slot] = false
             if skipsDuplicateViews {
-                for earlier in 0..<slot where sameAs[earlier] == earlier && !shut[earlier] {
+                // Only a view scanned for this text can stand for another.
+                for earlier in 0..<slot where scanned[earlier] {
                     if let other = views[earlier], other.utf8 == view.utf8, other.map == view.map {
                         sameAs[slot] = earlier
                         break
                     }
                 }
             }
-            guard sameAs[slot] == slot else { continue }
+            guard sameAs[slot] == slot else {
+                viewIsASCII[slot] = viewIsASCII[sameAs[slot]]
+                continue
+            }
+            viewIsASCII[slot] = view.utf8.withUnsafeBufferPointer { Self.isASCII($0) }
+            scanned[slot] = true
             if usesPrefilter {
                 let prefilter = ruleSet.prefilter
                 candidates.withUnsafeMutableBufferPointer { allCandidates in
@@ -196,7 +209,7 @@ public final class RuleMatcher {
                         continue
                     }
                     searchedCanonicals |= 1 << UInt32(canonical)
-                    guard let built = views[slot] else {
+                    if missing[slot] {
                         result.failures.append(
                             MatchFailure(
                                 ruleID: compiled.rule.id, view: ViewName.allCases[slot], code: 0,
@@ -210,6 +223,8 @@ public final class RuleMatcher {
                             && prefilter.admits(rule: index, found: scans[canonical].found)
                         if !admitted { continue }
                     }
+                    // Only now the view itself (a copy retains its arrays).
+                    guard let built = views[slot] else { continue }
                     let startLimit = startLimit(slot: slot, view: built)
                     if let startLimit, startLimit < 0 { continue }
                     var windowed = false

@@ -187,3 +187,19 @@ import TextNormalization
         #expect(results == Array(repeating: true, count: 8))
     }
 }
+
+/// A view the rule set does not read is never scanned, so it must not stand for a view with the
+/// same bytes that is read (lowercase ASCII: raw and folded are the same array).
+@Suite struct UnreadViewTests {
+    @Test func aBuiltViewNoRuleReadsDoesNotHideTheSameBytesInAReadOne() throws {
+        let set = try CompiledRuleSet(rules: [DeferredCompilationTests.rule("t.kill", #"\bkill\b"#, views: [.folded])])
+        let matcher = set.makeMatcher()
+        // Every view built, raw included, though only folded is read.
+        let text = NormalizedText("please kill the process")
+        #expect(text.view(.raw).utf8 == text.view(.folded).utf8)
+        for _ in 0..<2 {
+            #expect(matcher.match(text).firedRuleIDs == ["t.kill"])
+            #expect(matcher.match(NormalizedText("nothing here")).firedRuleIDs.isEmpty)
+        }
+    }
+}
