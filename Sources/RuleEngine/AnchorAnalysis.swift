@@ -19,12 +19,12 @@ enum AnchorAnalysis {
     /// words ("rp", "18") if that is cheaper.
     static func anchor(of pattern: String) -> Anchor? {
         guard let node = LiteralAnalysis.parseForAnalysis(pattern) else { return nil }
-        let anchor = anchor(node, minimumLength: LiteralAnalysis.usefulLength)
-        if let anchor, anchor.prefix.anyRuns == 0 { return anchor }
+        let long = anchor(node, minimumLength: LiteralAnalysis.usefulLength)
+        if let long, long.prefix.anyRuns == 0 { return long }
         // Two-letter words occur often inside and between words: only a last resort.
-        guard let short = self.anchor(node, minimumLength: 2) else { return anchor }
-        guard let anchor else { return short }
-        return short.expectedCost < anchor.expectedCost ? short : anchor
+        guard let short = anchor(node, minimumLength: 2) else { return long }
+        guard let long else { return short }
+        return short.expectedCost < long.expectedCost ? short : long
     }
 
     static func anchor(_ node: PatternNode, minimumLength: Int) -> Anchor? {
@@ -205,20 +205,22 @@ struct Anchor: Hashable, Sendable {
     /// Words that turn up in almost any prompt of some length.
     static let commonWords: Set<String> = [
         // English
-        "an", "as", "at", "be", "by", "do", "go", "he", "if", "in", "is", "it", "me", "my", "no", "of", "on", "or", "so",
-        "to", "up", "us", "we", "about", "after", "again", "all", "also", "and", "any", "are", "back", "because", "been", "before", "but", "can",
-        "could", "day", "did", "does", "don", "down", "each", "even", "every", "first", "for", "from", "get", "going",
-        "good", "got", "had", "has", "have", "help", "her", "here", "him", "his", "how", "into", "its", "just", "know",
-        "last", "like", "make", "many", "more", "much", "need", "new", "next", "not", "now", "off", "one", "only", "other",
-        "our", "out", "over", "people", "please", "really", "said", "say", "see", "she", "should", "some", "something",
-        "still", "tell", "than", "that", "the", "their", "them", "then", "there", "they", "thing", "things", "think",
-        "this", "time", "today", "too", "two", "very", "want", "was", "way", "week", "well", "were", "what", "when",
-        "where", "which", "who", "why", "will", "with", "would", "yes", "you", "your",
+        "about", "after", "again", "all", "also", "an", "and", "any", "are", "as", "at", "back", "be", "because",
+        "been", "before", "but", "by", "can", "could", "day", "did", "do", "does", "don", "down", "each", "even",
+        "every", "first", "for", "from", "get", "go", "going", "good", "got", "had", "has", "have", "he", "help",
+        "her", "here", "him", "his", "how", "if", "in", "into", "is", "it", "its", "just", "know", "last", "like",
+        "make", "many", "me", "more", "much", "my", "need", "new", "next", "no", "not", "now", "of", "off", "on",
+        "one", "only", "or", "other", "our", "out", "over", "people", "please", "really", "said", "say", "see", "she",
+        "should", "so", "some", "something", "still", "tell", "than", "that", "the", "their", "them", "then", "there",
+        "they", "thing", "things", "think", "this", "time", "to", "today", "too", "two", "up", "us", "very", "want",
+        "was", "way", "we", "week", "well", "were", "what", "when", "where", "which", "who", "why", "will", "with",
+        "would", "yes", "you", "your",
         // Turkish, ASCII-folded as the ascii view holds it
-        "bu", "da", "de", "ki", "mi", "mu", "ne", "ve", "ya", "ama", "artik", "bana", "ben", "beni", "benim", "bile", "bir", "biz", "bugun", "butun", "cok", "daha", "degil",
-        "diye", "gibi", "gun", "hem", "her", "hic", "icin", "icinde", "ile", "istiyorum", "kadar", "lutfen", "nasil",
-        "neden", "olan", "olarak", "oldu", "olsun", "olur", "ona", "once", "onu", "sana", "sen", "seni", "senin", "sey",
-        "simdi", "siz", "sonra", "tum", "var", "yardim", "yarin", "yok", "zaman",
+        "ama", "artik", "bana", "ben", "beni", "benim", "bile", "bir", "biz", "bu", "bugun", "butun", "cok", "da",
+        "daha", "de", "degil", "diye", "gibi", "gun", "hem", "her", "hic", "icin", "icinde", "ile", "istiyorum",
+        "kadar", "ki", "lutfen", "mi", "mu", "nasil", "ne", "neden", "olan", "olarak", "oldu", "olsun", "olur", "ona",
+        "once", "onu", "sana", "sen", "seni", "senin", "sey", "simdi", "siz", "sonra", "tum", "var", "ve", "ya",
+        "yardim", "yarin", "yok", "zaman",
     ]
 }
 

@@ -23,6 +23,8 @@ public final class CompiledRuleSet: Sendable {
     let prefilter: LiteralPrefilter
     /// Views that need no building or scanning unless the ascii view holds certain words.
     let viewGates: ViewGates
+    /// The views read, less the gated ones: what `normalize(bytes:)` builds first.
+    private let ungatedViews: Set<ViewName>
     private let indexByID: [String: Int]
     /// The enabled rules of each label, in set order.
     private let selectionByLabel: [RuleLabel: RuleSelection]
@@ -119,6 +121,7 @@ public final class CompiledRuleSet: Sendable {
         self.prefilter = LiteralPrefilter(
             requirements: compiled.map { $0.enabled ? $0.requirement : nil }, anchors: compiled.map { $0.enabled ? $0.anchor : nil })
         self.viewGates = ViewGates(compiled)
+        ungatedViews = views.subtracting(viewGates.gatedViews)
         self.indexByID = Dictionary(kept.enumerated().map { ($1.id, $0) }, uniquingKeysWith: { first, _ in first })
         var byLabel: [RuleLabel: RuleSelection] = [:]
         for label in RuleLabel.allCases {
@@ -169,12 +172,11 @@ public final class CompiledRuleSet: Sendable {
     /// normalising again with every view (a rare second pass, cheaper than always building it).
     public func normalize(bytes: [UInt8], localeLanguage: Language? = nil) -> NormalizedText {
         let options = normalizationOptions(localeLanguage: localeLanguage)
-        let gated = viewGates.gatedViews
         // Pure ASCII: every view up to ascii is the same lowercased bytes, built once and scanned
         // once whatever the gates say.
-        let ascii = bytes.withUnsafeBufferPointer { RuleMatcher.isASCII($0) }
-        guard !gated.isEmpty, !ascii, options.views.contains(.ascii) else { return NormalizedText(bytes: bytes, options: options) }
-        let lean = NormalizedText(bytes: bytes, options: NormalizationOptions(localeLanguage: localeLanguage, views: options.views.subtracting(gated)))
+        guard !viewGates.gatedViews.isEmpty, ungatedViews.contains(.ascii), !bytes.withUnsafeBufferPointer({ RuleMatcher.isASCII($0) })
+        else { return NormalizedText(bytes: bytes, options: options) }
+        let lean = NormalizedText(bytes: bytes, options: NormalizationOptions(localeLanguage: localeLanguage, views: ungatedViews))
         for gate in viewGates.gates.indices where viewGates.isOpen(gate: gate, in: lean) {
             return NormalizedText(bytes: bytes, options: options)
         }

@@ -142,7 +142,6 @@ public final class RuleMatcher {
                 anyCandidates.withUnsafeMutableBufferPointer { any in any.update(repeating: allRules) }
                 continue
             }
-            missing[slot] = false
             if skipsDuplicateViews {
                 // Only a view scanned for this text can stand for another.
                 for earlier in 0..<slot where scanned[earlier] {
@@ -357,10 +356,11 @@ public final class RuleMatcher {
     // MARK: One rule on one view
 
     /// Searches one rule on one view; true when it fired there. `windowed`: only matches starting
-    /// inside `windows` are looked for (no other can exist).
+    /// inside `windows` are looked for (no other can exist); with `startLimit`, only matches
+    /// starting at or before it.
     @discardableResult
     private func search(
-        _ compiled: CompiledRule, on view: NormalizedView, ascii: Bool, windowed: Bool, startLimit: Int? = nil, mode: MatchMode,
+        _ compiled: CompiledRule, on view: NormalizedView, ascii: Bool, windowed: Bool, startLimit: Int?, mode: MatchMode,
         into result: inout RuleMatchResult
     ) -> Bool {
         counters.ruleViewsSearched += 1

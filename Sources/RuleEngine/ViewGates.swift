@@ -23,6 +23,8 @@ struct ViewGates: Sendable {
     let gateOfSlot: [Int?]
     /// Per gate, per byte: whether a word of the gate starts with that byte (either case).
     private let startsWord: [[Bool]]
+    /// The views that have a gate.
+    let gatedViews: Set<ViewName>
 
     /// The gates of the views before ascii that rules read (raw is never gated: NFKC can compose
     /// an ASCII letter with a following mark into another letter).
@@ -63,11 +65,7 @@ struct ViewGates: Sendable {
         startsWord = gates.map { words in
             (0..<256).map { byte in words.contains { $0[0] == UInt8(byte) | 0x20 } }
         }
-    }
-
-    /// The views that have a gate.
-    var gatedViews: Set<ViewName> {
-        Set(ViewName.allCases.indices.filter { gateOfSlot[$0] != nil }.map { ViewName.allCases[$0] })
+        gatedViews = Set(ViewName.allCases.indices.filter { gateOfSlot[$0] != nil }.map { ViewName.allCases[$0] })
     }
 
     /// Whether gate `index` is open for `text`: the text is pure ASCII (its gated views are its
@@ -85,12 +83,6 @@ struct ViewGates: Sendable {
                 return false
             }
         }
-    }
-
-    /// Whether `bytes` hold `word` (lowercase ASCII letters), ignoring ASCII case.
-    static func contains(_ bytes: UnsafeBufferPointer<UInt8>, _ word: [UInt8]) -> Bool {
-        guard !word.isEmpty else { return true }
-        return bytes.indices.contains { holds(bytes, word, at: $0) }
     }
 
     /// Whether `word` (lowercase ASCII letters) occurs at `offset` of `bytes`, ignoring ASCII case.
