@@ -127,16 +127,17 @@ extension SafeGate {
             let inputs = InputFiles.open(files)
             defer { inputs.closeAll() }
             for failure in inputs.failures { console.printError("safegate classify: \(failure)") }
+            // Before the stream: Ctrl-C must also end a wait for input (the stream polls its wake pipe).
+            let interrupt = Interrupt.install()
+            defer { interrupt.remove() }
             let stream = RecordStream(
                 files: inputs, format: inputFormat?.format, textField: textField, idField: idField,
-                maxRecordBytes: maxRecordBytes.bytes)
+                maxRecordBytes: maxRecordBytes.bytes, wakeFD: interrupt.wakeFD)
             let format = outputFormat ?? (console.stdoutIsTerminal ? .table : .jsonl)
             let output = OutputBuffer(console: console)
             if format == .csv { output.append("id,label,type,lang,rules,error\n") }
             if format == .table { output.append(TableRow.header) }
 
-            let interrupt = Interrupt.install()
-            defer { interrupt.remove() }
             let progress = Progress(
                 console: console, enabled: !quiet && console.stderrIsTerminal, totalBytes: inputs.totalSize)
             let pipeline = ClassifyPipeline(
@@ -355,6 +356,9 @@ final class OutputBuffer {
         pending += text
         if pending.utf8.count >= limit { flush() }
     }
+
+    /// Output is waiting to be written (the pipeline flushes it before it waits for input).
+    var isHolding: Bool { !pending.isEmpty }
 
     func flush() {
         guard !pending.isEmpty else { return }

@@ -14,6 +14,11 @@ import Synchronization
 /// (each worker owns one classifier session: sessions are not thread-safe, the compiled rules
 /// are shared), and writes finished batches in order as they come back. At most `4 × N` batches
 /// are out at once, so a slow batch holds back only that many.
+///
+/// A slow input (a pipe fed by `tail -f`, someone typing) does not hold results back: when the
+/// next record has not arrived yet, the batch ends there, every batch read so far is written and
+/// stdout flushed, and only then does the reader wait. A regular file or a fast pipe never waits,
+/// so its batches stay full and nothing is flushed early.
 final class ClassifyPipeline {
     let classifier: SafetyClassifier
     let format: OutputFormat
@@ -88,24 +93,38 @@ final class ClassifyPipeline {
 
     func run(stream: RecordStream, shard: Shard?, stop: () -> Bool) -> ClassifySummary {
         var summary = ClassifySummary()
-        func nextBatch() -> [InputRecord]? {
+        /// Set by `nextBatch` when it ended because the next record has not arrived: the caller
+        /// writes and flushes everything before reading on (and waiting).
+        var inputWaits = false
+        /// The next batch, or nil at the end of the input (or on `stop`). When the input would wait,
+        /// the batch ends early, and is even returned empty when `holding` (output not written yet).
+        func nextBatch(holding: Bool) -> [InputRecord]? {
+            inputWaits = false
             var batch: [InputRecord] = []
             batch.reserveCapacity(batchSize)
             var bytes = 0
-            while batch.count < batchSize, bytes < batchBytes, !stop(), let record = stream.next() {
+            while batch.count < batchSize, bytes < batchBytes, !stop() {
+                if holding || !batch.isEmpty, stream.nextWouldBlock() {
+                    inputWaits = true
+                    break
+                }
+                guard let record = stream.next() else { break }
                 if let shard, !shard.contains(record.number) { continue }
                 bytes += record.text?.count ?? 0
                 batch.append(record)
             }
-            return batch.isEmpty ? nil : batch
+            return batch.isEmpty && !inputWaits ? nil : batch
         }
         if jobs == 1 {
             let session = classifier.makeSession()
-            while let batch = nextBatch() {
-                let result = Self.classify(batch, session: session, format: format)
-                output.append(result.text)
-                summary.add(result.summary)
-                progress.update(records: summary.records, bytes: stream.bytesRead)
+            while let batch = nextBatch(holding: output.isHolding) {
+                if !batch.isEmpty {
+                    let result = Self.classify(batch, session: session, format: format)
+                    output.append(result.text)
+                    summary.add(result.summary)
+                    progress.update(records: summary.records, bytes: stream.bytesRead)
+                }
+                if inputWaits { output.flush() }
             }
             return summary
         }
@@ -121,16 +140,23 @@ final class ClassifyPipeline {
             written += 1
             progress.update(records: summary.records, bytes: stream.bytesRead)
         }
-        while let batch = nextBatch() {
-            // Keep at most `limit` batches out; write finished ones in order meanwhile.
-            while dispatched - written >= limit { write(finished.take(written, wait: true)!) }
-            while let ready = finished.take(written, wait: false) { write(ready) }
-            let index = dispatched
-            let format = self.format
-            workers[index % jobs].run { session in
-                finished.put(index, ClassifyPipeline.classify(batch, session: session, format: format))
+        while let batch = nextBatch(holding: dispatched > written || output.isHolding) {
+            if !batch.isEmpty {
+                // Keep at most `limit` batches out; write finished ones in order meanwhile.
+                while dispatched - written >= limit { write(finished.take(written, wait: true)!) }
+                while let ready = finished.take(written, wait: false) { write(ready) }
+                let index = dispatched
+                let format = self.format
+                workers[index % jobs].run { session in
+                    finished.put(index, ClassifyPipeline.classify(batch, session: session, format: format))
+                }
+                dispatched += 1
             }
-            dispatched += 1
+            if inputWaits {
+                // The input has nothing more yet: everything read so far goes out before the wait.
+                while written < dispatched { write(finished.take(written, wait: true)!) }
+                output.flush()
+            }
         }
         while written < dispatched { write(finished.take(written, wait: true)!) }
         return summary
@@ -282,24 +308,60 @@ final class Progress {
 
 /// Ctrl-C during a batch run: the run stops taking records, finishes and writes what is in
 /// flight (whole lines only), and exits 130.
+///
+/// SIGINT is ignored and seen through a dispatch source, so it never interrupts the reader's
+/// `read(2)`: a run waiting on a quiet pipe would not notice Ctrl-C until the next line came. The
+/// handler therefore also writes a byte to a pipe whose read end (`wakeFD`) the line reader polls
+/// next to its input while it waits.
 final class Interrupt: @unchecked Sendable {
     // @unchecked: `source` is set once in `install` and cancelled once in `remove`, both on the
-    // command's own thread; the handler only touches the atomic flag.
+    // command's own thread; the handler only touches the atomic flag and writes to `wakeWriteFD`,
+    // which stays open until the source's cancel handler, after the last event handler.
     private let flag = Atomic<Bool>(false)
     private var source: (any DispatchSourceSignal)?
+    /// Readable once Ctrl-C came (never drained, so it stays readable); nil when no pipe could be
+    /// made, and then a wait for input is not cut short.
+    let wakeFD: Int32?
+    private let wakeWriteFD: Int32?
+
+    private init(wakeFD: Int32?, wakeWriteFD: Int32?) {
+        self.wakeFD = wakeFD
+        self.wakeWriteFD = wakeWriteFD
+    }
 
     static func install() -> Interrupt {
-        let interrupt = Interrupt()
+        var ends: [Int32] = [-1, -1]
+        let piped = pipe(&ends) == 0
+        if piped {
+            // Not inherited by anything the run starts; and the handler must never wait on a full
+            // pipe (it would take 64 Ki Ctrl-Cs), so the write end does not block.
+            for fd in ends { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+            _ = fcntl(ends[1], F_SETFL, fcntl(ends[1], F_GETFL) | O_NONBLOCK)
+        }
+        let interrupt = Interrupt(wakeFD: piped ? ends[0] : nil, wakeWriteFD: piped ? ends[1] : nil)
         signal(SIGINT, SIG_IGN)
         let source = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
-        source.setEventHandler { interrupt.flag.store(true, ordering: .relaxed) }
+        source.setEventHandler {
+            // The flag first: a reader woken by the byte then sees the run stopped.
+            interrupt.flag.store(true, ordering: .sequentiallyConsistent)
+            if let fd = interrupt.wakeWriteFD {
+                var byte: UInt8 = 1
+                _ = write(fd, &byte, 1)
+            }
+        }
+        source.setCancelHandler {
+            if let fd = interrupt.wakeFD { close(fd) }
+            if let fd = interrupt.wakeWriteFD { close(fd) }
+        }
         source.resume()
         interrupt.source = source
         return interrupt
     }
 
-    var fired: Bool { flag.load(ordering: .relaxed) }
+    var fired: Bool { flag.load(ordering: .sequentiallyConsistent) }
 
+    /// Stops watching for Ctrl-C; the wake pipe is closed once the source is cancelled, so the
+    /// stream must not be read after this.
     func remove() {
         source?.cancel()
         source = nil

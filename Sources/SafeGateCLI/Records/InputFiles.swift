@@ -78,35 +78,65 @@ final class RecordStream {
     private let textField: String
     private let idField: String?
     private let maxRecordBytes: Int
+    private let wakeFD: Int32?
+    /// The index of the last file whose reads can wait for a writer (a pipe, a terminal), -1 when
+    /// all are regular files: from past it on, `nextWouldBlock()` is false without asking anyone.
+    private let lastBlockingFile: Int
     private var index = 0
     private var reader: (any RecordReader)?
     private var readerBytesBase = 0
     private(set) var count = 0
     /// Read errors (`read(2)` failures), reported at the end; the file's names are escaped.
     private(set) var readErrors: [String] = []
+    /// The wake descriptor fired while waiting for input: the stream has ended, and the files
+    /// after the current one are not read.
+    private(set) var interrupted = false
 
-    /// - Parameter maxRecordBytes: the longest record (`--max-record-bytes`); a longer one becomes
-    ///   an error record and is skipped in bounded memory.
+    /// - Parameters:
+    ///   - maxRecordBytes: the longest record (`--max-record-bytes`); a longer one becomes an error
+    ///     record and is skipped in bounded memory.
+    ///   - wakeFD: a descriptor that becomes readable when reading should stop (`Interrupt`), so that
+    ///     Ctrl-C ends a wait for input; nil (`eval`) waits as long as the input takes.
     init(
         files: InputFiles, format: InputFormat?, textField: String, idField: String?,
-        maxRecordBytes: Int = LineReader.defaultMaxLineBytes
+        maxRecordBytes: Int = LineReader.defaultMaxLineBytes, wakeFD: Int32? = nil
     ) {
         self.files = files
         self.format = format
         self.textField = textField
         self.idField = idField
         self.maxRecordBytes = maxRecordBytes
+        self.wakeFD = wakeFD
+        lastBlockingFile = files.files.lastIndex { !LineReader.neverBlocks(fd: $0.fd) } ?? -1
     }
 
     /// Bytes consumed so far, across files.
     var bytesRead: Int { readerBytesBase + (reader?.bytesRead ?? 0) }
 
+    /// Whether `next()` would wait for input (a pipe or terminal that has not sent the next line
+    /// yet), so that the caller can write what it holds first. Never waits. When the current file
+    /// is used up, the next file's first read is what counts.
+    ///
+    /// Costs nothing on regular files (no system call, no search); on a pipe, a search for the
+    /// next LF that `next()` then reuses, and one `poll(2)` per read.
+    func nextWouldBlock() -> Bool {
+        if interrupted || index > lastBlockingFile { return false }
+        var upcoming = index
+        if let lines = currentLines {
+            if lines.nextWouldBlock() { return true }
+            if !lines.atEnd || lines.interrupted { return false }
+            upcoming += 1
+        }
+        guard upcoming < files.files.count else { return false }
+        return LineReader.wouldBlock(fd: files.files[upcoming].fd)
+    }
+
     func next() -> InputRecord? {
-        while true {
+        while !interrupted {
             if reader == nil {
                 guard index < files.files.count else { return nil }
                 let file = files.files[index]
-                let lines = LineReader(fd: file.fd, maxLineBytes: maxRecordBytes)
+                let lines = LineReader(fd: file.fd, maxLineBytes: maxRecordBytes, wakeFD: wakeFD)
                 let format = self.format ?? InputFormat.guess(path: file.name)
                 switch format {
                 case .text: reader = TextRecordReader(lines: lines, file: file.name)
@@ -115,7 +145,14 @@ final class RecordStream {
                 }
                 currentLines = lines
             }
-            if let record = reader?.next(number: count + 1) {
+            let record = reader?.next(number: count + 1)
+            if currentLines?.interrupted == true {
+                // Ctrl-C while waiting: what was not complete by then (a line, a CSV record whose
+                // quoted field spans lines) is dropped, and the later files are not opened.
+                interrupted = true
+                return nil
+            }
+            if let record {
                 count += 1
                 guard let mark = currentLines?.utf16ByteOrderMark else { return record }
                 // UTF-16 read as UTF-8 would be classified as noise (NULs between the letters):
@@ -132,8 +169,10 @@ final class RecordStream {
             }
             readerBytesBase += reader?.bytesRead ?? 0
             reader = nil
+            currentLines = nil
             index += 1
         }
+        return nil
     }
 
     private var currentLines: LineReader?
