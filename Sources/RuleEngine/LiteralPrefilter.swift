@@ -17,6 +17,9 @@ struct ScanState {
     /// Per literal, its last occurrence in `occurrences`; valid only where `found` is set.
     var lastOccurrence: [Int32]
     var occurrences: [LiteralOccurrence] = []
+    /// The view's longest runs, measured in the same pass (anchored windows need them; the extra
+    /// work runs beside the scan's chain of dependent table loads, so it costs little time).
+    var runs = RunStats()
 
     init(literalCount: Int) {
         found = Array(repeating: false, count: literalCount)
@@ -28,6 +31,7 @@ struct ScanState {
         for id in foundIDs { found[Int(id)] = false }
         foundIDs.removeAll(keepingCapacity: true)
         occurrences.removeAll(keepingCapacity: true)
+        runs = RunStats()
     }
 }
 
@@ -249,12 +253,16 @@ struct LiteralPrefilter: Sendable {
         return true
     }
 
-    /// Records in `record` (cleared) every literal that occurs in `bytes` and every occurrence of
-    /// an anchor literal, and sets the rules that may match in `candidates` (`RuleBits` words):
-    /// those always searched, and those with a literal of their first group found.
+    /// Records in `record` (cleared) every literal that occurs in `bytes`, every occurrence of an
+    /// anchor literal and the longest runs of the bytes (`RunStats`), and sets the rules that may
+    /// match in `candidates` (`RuleBits` words): those always searched, and those with a literal of
+    /// their first group found.
     func scan(_ bytes: UnsafeBufferPointer<UInt8>, into record: inout ScanState, candidates: UnsafeMutableBufferPointer<UInt64>) {
         for word in candidates.indices { candidates[word] = alwaysSearched[word] }
-        guard !literals.isEmpty else { return }
+        guard !literals.isEmpty else {
+            record.runs = RunStats(bytes)
+            return
+        }
         if let compactTransitions {
             compactTransitions.withUnsafeBufferPointer { scan(bytes, table: $0, outputFlag: 0x8000, into: &record, candidates: candidates) }
         } else if let wideTransitions {
@@ -274,6 +282,14 @@ struct LiteralPrefilter: Sendable {
         /// Where the last byte that stood for a mapped non-ASCII letter ended: near it, byte
         /// offsets are not literal offsets, so boundary checks give way.
         var mappedEnd = -64
+        // The runs (see `RunStats.init`): each byte extends a run of its kinds or ends it.
+        var word = 0
+        var space = 0
+        var nonWord = 0
+        var longestWord = 0
+        var longestSpace = 0
+        var longestNonWord = 0
+        RunStats.runKinds.withUnsafeBufferPointer { kinds in
         byteClass.withUnsafeBufferPointer { classOf in
             literalInfo.withUnsafeBufferPointer { info in
                 outputStart.withUnsafeBufferPointer { outputStart in
@@ -283,15 +299,33 @@ struct LiteralPrefilter: Sendable {
                                 while i < n {
                                     var byte = bytes[i]
                                     i += 1
+                                    // Branch-free: a run grows by one byte or drops to zero.
+                                    let kind = Int(kinds[Int(byte)])
+                                    word = (word &+ 1) & -(kind & 1)
+                                    space = (space &+ 1) & -((kind >> 1) & 1)
+                                    nonWord = (nonWord &+ 1) & -((kind >> 2) & 1)
+                                    longestWord = max(longestWord, word)
+                                    longestSpace = max(longestSpace, space)
+                                    longestNonWord = max(longestNonWord, nonWord)
                                     if byte >= 0x80 {
+                                        var skipped = 0
                                         if byte == 0xE2, i + 1 < n, bytes[i] == 0x84, bytes[i + 1] == 0xAA {
                                             byte = UInt8(ascii: "k")  // U+212A KELVIN SIGN
-                                            i += 2
-                                            mappedEnd = i
+                                            skipped = 2
                                         } else if byte == 0xC5, i < n, bytes[i] == 0xBF {
                                             byte = UInt8(ascii: "s")  // U+017F LATIN SMALL LETTER LONG S
-                                            i += 1
+                                            skipped = 1
+                                        }
+                                        if skipped > 0 {
+                                            // The letter's other bytes, non-ASCII, extend every run.
+                                            i += skipped
                                             mappedEnd = i
+                                            word += skipped
+                                            space += skipped
+                                            nonWord += skipped
+                                            longestWord = max(longestWord, word)
+                                            longestSpace = max(longestSpace, space)
+                                            longestNonWord = max(longestNonWord, nonWord)
                                         }
                                     } else if byte >= 0x41 && byte <= 0x5A {
                                         byte += 0x20
@@ -337,6 +371,9 @@ struct LiteralPrefilter: Sendable {
                 }
             }
         }
+        }
+        record.runs = RunStats(
+            longestWordRun: longestWord, longestSpaceRun: longestSpace, longestNonWordRun: longestNonWord, count: n)
     }
 
     /// Whether the occurrence ending at `end` has no ASCII word character where its flags forbid one.
