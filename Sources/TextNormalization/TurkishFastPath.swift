@@ -7,21 +7,25 @@ import SafetyCore
 ///
 /// On such text every stage maps one scalar to one scalar, so the `ascii` view is one byte per
 /// original character, built in one pass over the bytes: no units, no folding chunks, no
-/// skeleton or ASCII-folding stage. Each letter's fate is taken from the general path's own tables
-/// once (`TurkishLetters`), and a letter whose fold is anything else leaves the text to the general
-/// path, as does anything this path does not cover (other non-ASCII text, controls that folding
-/// removes, text that squashing changes, other views). `TurkishFastPathTests` compares the two
-/// paths on generated text, for every set of views and locale.
+/// skeleton or ASCII-folding stage. Each letter's fate is written out (`TurkishLetters`, checked
+/// against the general path's own tables by a test). Anything this path does not cover goes the
+/// general way: other non-ASCII text, controls that folding removes, text that squashing changes,
+/// other views. `TurkishFastPathTests` compares the two paths on generated text, for every set of
+/// views and locale.
 extension NormalizedText {
     init?(turkishLatin bytes: [UInt8], options: NormalizationOptions) {
         let views = options.views
         guard !views.isEmpty, views.isSubset(of: [.ascii, .squashed]) else { return nil }
-        let letters = TurkishLetters.shared
-        let n = bytes.count
+                let n = bytes.count
         var turkishLetters = 0
-        // Look-alike flags of the letters seen (bit 0: under default folding, bit 1: Turkic).
-        var lookAlikes: UInt8 = 0
-        var sawDigit = false
+        // The skeleton stage maps digits in words that hold a look-alike letter; which folding
+        // applies is known only after this pass, so both are tracked. Look-alike bits (bit 0: under
+        // default folding, bit 1: Turkic) of the word being read, whether it holds a digit, and the
+        // bits of every word so far that held both.
+        var wordLookAlikes: UInt8 = 0
+        var wordHasDigit = false
+        var digitWordLookAlikes: UInt8 = 0
+        let capitalILookAlike: UInt8 = TurkishLetters.capitalIIsLookAlikeWhenTurkic ? 2 : 0
         var sawCapitalI = false
         var sawNonASCII = false
         var covered = true
@@ -32,8 +36,8 @@ extension NormalizedText {
             starts = [UInt32](unsafeUninitializedCapacity: n) { outStarts, writtenStarts in
                 ends = [UInt32](unsafeUninitializedCapacity: n) { outEnds, writtenEnds in
                     bytes.withUnsafeBufferPointer { bytes in
-                        letters.asciiBytes.withUnsafeBufferPointer { asciiBytes in
-                            letters.table.withUnsafeBufferPointer { table in
+                        TurkishLetters.asciiBytes.withUnsafeBufferPointer { asciiBytes in
+                            TurkishLetters.table.withUnsafeBufferPointer { table in
                                 var i = 0
                                 var k = 0
                                 while i < n {
@@ -44,8 +48,19 @@ extension NormalizedText {
                                             covered = false
                                             break
                                         }
-                                        if byte &- 0x30 < 10 { sawDigit = true }
-                                        if byte == 0x49 { sawCapitalI = true }
+                                        if mapped &- 0x61 >= 26 {
+                                            // Not a letter: a digit joins the word, anything else ends it.
+                                            if mapped &- 0x30 < 10 {
+                                                wordHasDigit = true
+                                            } else {
+                                                if wordHasDigit { digitWordLookAlikes |= wordLookAlikes }
+                                                wordHasDigit = false
+                                                wordLookAlikes = 0
+                                            }
+                                        } else if byte == 0x49 {
+                                            sawCapitalI = true
+                                            wordLookAlikes |= capitalILookAlike
+                                        }
                                         out[k] = mapped
                                         outStarts[k] = UInt32(truncatingIfNeeded: i)
                                         outEnds[k] = UInt32(truncatingIfNeeded: i + 1)
@@ -63,7 +78,7 @@ extension NormalizedText {
                                         }
                                         out[k] = UInt8(truncatingIfNeeded: entry)
                                         turkishLetters += Int((entry >> 8) & 0xF)
-                                        lookAlikes |= UInt8(truncatingIfNeeded: entry >> 12) & 3
+                                        wordLookAlikes |= UInt8(truncatingIfNeeded: entry >> 12) & 3
                                         sawNonASCII = true
                                         outStarts[k] = UInt32(truncatingIfNeeded: i)
                                         outEnds[k] = UInt32(truncatingIfNeeded: i + 2)
@@ -71,6 +86,7 @@ extension NormalizedText {
                                     }
                                     k += 1
                                 }
+                                if wordHasDigit { digitWordLookAlikes |= wordLookAlikes }
                                 writtenEnds = k
                                 writtenStarts = k
                                 written = k
@@ -91,9 +107,9 @@ extension NormalizedText {
         // letter (ı, and I under Turkic folding, which makes it ı).
         let flag: UInt8 = turkic ? 2 : 1
         var changed = false
-        if turkic && sawCapitalI && !letters.capitalICovered { return nil }
-        if sawDigit && (lookAlikes & flag != 0 || (turkic && sawCapitalI && letters.capitalIIsLookAlikeWhenTurkic)) {
-            changed = Self.mapDigitsInLookAlikeWords(&ascii, original: bytes, starts: starts, turkic: turkic, letters: letters)
+        if turkic && sawCapitalI && !TurkishLetters.capitalICovered { return nil }
+        if digitWordLookAlikes & flag != 0 {
+            changed = Self.mapDigitsInLookAlikeWords(&ascii, original: bytes, starts: starts, turkic: turkic)
         }
         var language = rawScore.language
         if views.contains(.squashed) {
@@ -114,7 +130,7 @@ extension NormalizedText {
     /// Maps the digits of every word (a run of letters and digits) that holds a look-alike letter
     /// to the letter they imitate, as the skeleton stage does; true when a byte changed.
     private static func mapDigitsInLookAlikeWords(
-        _ ascii: inout [UInt8], original: [UInt8], starts: [UInt32], turkic: Bool, letters: TurkishLetters
+        _ ascii: inout [UInt8], original: [UInt8], starts: [UInt32], turkic: Bool
     ) -> Bool {
         let flag: UInt32 = turkic ? 2 << 12 : 1 << 12
         var changed = false
@@ -131,9 +147,9 @@ extension NormalizedText {
                 let from = Int(starts[end])
                 let byte = original[from]
                 if byte >= 0x80 {
-                    let entry = letters.table[Int(byte - 0xC3) << 6 | Int(original[from + 1] & 0x3F)]
+                    let entry = TurkishLetters.table[Int(byte - 0xC3) << 6 | Int(original[from + 1] & 0x3F)]
                     if entry & flag != 0 { hasLookAlike = true }
-                } else if byte == 0x49 && turkic && letters.capitalIIsLookAlikeWhenTurkic {
+                } else if byte == 0x49 && turkic && TurkishLetters.capitalIIsLookAlikeWhenTurkic {
                     hasLookAlike = true
                 }
                 end += 1
@@ -157,60 +173,84 @@ extension NormalizedText {
     private static func isWordByte(_ byte: UInt8) -> Bool { byte &- 0x61 < 26 || byte &- 0x30 < 10 }
 }
 
-/// What the general path makes of each Turkish letter, derived from its own tables once.
-final class TurkishLetters: Sendable {
-    static let shared = TurkishLetters()
+/// What the general path makes of each Turkish letter, written out so that the first Turkish
+/// prompt builds no table (deriving it touches the Latin fold, look-alike and ASCII-fold tables and
+/// ICU: about 15 million instructions, several milliseconds of start-up). `TurkishFastPathTests`
+/// derives it again from those tables (`derived()`) and fails on any difference.
+enum TurkishLetters {
+    /// One letter: its ASCII letter in the `ascii` view (under either folding), what
+    /// `LanguageGuess` counts for it, and whether its fold has a look-alike under default and under
+    /// Turkic folding (the skeleton then maps digits in its word).
+    struct Fate: Equatable, Sendable {
+        var scalar: UInt32
+        var ascii: UInt8
+        var weight: UInt8
+        var lookAlike: Bool
+        var lookAlikeWhenTurkic: Bool
+    }
 
-    /// The twelve letters, capitals and small.
-    static let letters: [UInt32] = [0xC7, 0xE7, 0x11E, 0x11F, 0x130, 0x131, 0xD6, 0xF6, 0x15E, 0x15F, 0xDC, 0xFC]
+    static let fates: [Fate] = [
+        Fate(scalar: 0xC7, ascii: 0x63, weight: 1, lookAlike: false, lookAlikeWhenTurkic: false),  // Ç
+        Fate(scalar: 0xE7, ascii: 0x63, weight: 1, lookAlike: false, lookAlikeWhenTurkic: false),  // ç
+        Fate(scalar: 0x11E, ascii: 0x67, weight: 3, lookAlike: false, lookAlikeWhenTurkic: false),  // Ğ
+        Fate(scalar: 0x11F, ascii: 0x67, weight: 3, lookAlike: false, lookAlikeWhenTurkic: false),  // ğ
+        Fate(scalar: 0x130, ascii: 0x69, weight: 3, lookAlike: false, lookAlikeWhenTurkic: false),  // İ
+        Fate(scalar: 0x131, ascii: 0x69, weight: 3, lookAlike: true, lookAlikeWhenTurkic: true),  // ı
+        Fate(scalar: 0xD6, ascii: 0x6F, weight: 1, lookAlike: false, lookAlikeWhenTurkic: false),  // Ö
+        Fate(scalar: 0xF6, ascii: 0x6F, weight: 1, lookAlike: false, lookAlikeWhenTurkic: false),  // ö
+        Fate(scalar: 0x15E, ascii: 0x73, weight: 3, lookAlike: false, lookAlikeWhenTurkic: false),  // Ş
+        Fate(scalar: 0x15F, ascii: 0x73, weight: 3, lookAlike: false, lookAlikeWhenTurkic: false),  // ş
+        Fate(scalar: 0xDC, ascii: 0x75, weight: 1, lookAlike: false, lookAlikeWhenTurkic: false),  // Ü
+        Fate(scalar: 0xFC, ascii: 0x75, weight: 1, lookAlike: false, lookAlikeWhenTurkic: false),  // ü
+    ]
+
+    /// Turkic folding makes `I` into `ı`, which has a look-alike (`i`), and the ascii view then
+    /// holds `i`: what this path writes (checked by `derived()` too).
+    static let capitalIIsLookAlikeWhenTurkic = true
+    static let capitalICovered = true
 
     /// For each two-byte sequence C3 80 … C5 BF (`(lead - 0xC3) << 6 | continuation & 0x3F`): the
-    /// ASCII byte of the `ascii` view (bits 0–7), what `LanguageGuess` counts for the letter
-    /// (bits 8–11), whether its fold has a look-alike (bit 12: default folding, bit 13: Turkic),
-    /// and `covered` when the path may take it.
-    let table: [UInt32]
-    static let covered: UInt32 = 1 << 31
-    /// For each ASCII byte, its byte in the `ascii` view (lowercased), or 0 when the path does not
-    /// take it (controls that folding removes, or a byte that folding joins to the one before).
-    let asciiBytes: [UInt8]
-    /// Turkic folding makes `I` into `ı`, which has a look-alike (`i`) and is then `i` again.
-    let capitalIIsLookAlikeWhenTurkic: Bool
-    /// Whether `I` under Turkic folding ends as `i` in the ascii view, as this path writes it
-    /// (else Turkish text with a capital I goes the general way).
-    let capitalICovered: Bool
-
-    private init() {
+    /// ASCII byte of the `ascii` view (bits 0–7), the letter's weight (bits 8–11), whether its fold
+    /// has a look-alike (bit 12: default folding, bit 13: Turkic), and `covered` for a letter.
+    static let table: [UInt32] = {
         var table = [UInt32](repeating: 0, count: 3 * 64)
-        for letter in Self.letters {
-            var entry: UInt32 = 0
-            var ok = Folding.hasBoundaryBefore(letter)
-            let base = LanguageGuess.turkishLetterFold(letter)
-            for (bit, turkic) in [(UInt32(1) << 12, false), (UInt32(2) << 12, true)] {
-                guard let fate = Self.fate(of: letter, turkic: turkic) else {
-                    ok = false
-                    continue
-                }
-                // The word the language guess sees must be the word of the view.
-                if fate.ascii != base { ok = false }
-                if fate.lookAlike { entry |= bit }
-            }
-            // What the language guess counts for the letter, asked of the guess itself.
+        for fate in fates {
+            let lead = 0xC0 | fate.scalar >> 6
+            table[Int(lead - 0xC3) << 6 | Int(fate.scalar & 0x3F)] =
+                UInt32(fate.ascii) | UInt32(fate.weight) << 8 | (fate.lookAlike ? 1 << 12 : 0) | (fate.lookAlikeWhenTurkic ? 2 << 12 : 0)
+                | covered
+        }
+        return table
+    }()
+    static let covered: UInt32 = 1 << 31
+
+    /// For each ASCII byte, its byte in the `ascii` view (lowercased), or 0 for the controls that
+    /// folding removes. (Every other ASCII character starts a normalisation chunk of its own:
+    /// checked by `derived()`.)
+    static let asciiBytes: [UInt8] = (UInt8(0)..<128).map { byte in
+        if Folding.isInvisibleControl(UInt32(byte)) { return 0 }
+        return byte &- 0x41 < 26 ? byte | 0x20 : byte
+    }
+
+    /// The table as the general path's own stages make it: each letter folded on its own
+    /// (`LatinFoldTable`), its look-alike (`Skeleton`), its ASCII fold (`ASCIIFolding`), its
+    /// language weight (`LanguageGuess`); nil for a letter those stages do not turn into one
+    /// ASCII letter, the one `LanguageGuess` folds it to (the path must then not cover it).
+    static func derived() -> (fates: [Fate?], capitalIIsLookAlikeWhenTurkic: Bool, capitalICovered: Bool, asciiChunked: Bool) {
+        let fates: [Fate?] = fates.map { known in
+            let letter = known.scalar
+            guard Folding.hasBoundaryBefore(letter), let plain = fate(of: letter, turkic: false),
+                let turkic = fate(of: letter, turkic: true), plain.ascii == turkic.ascii,
+                plain.ascii == LanguageGuess.turkishLetterFold(letter)
+            else { return nil }
             var units = Units()
             units.append(letter, 0, 2)
-            let weight = UInt32(min(LanguageGuess.score(units).turkishLetters, 15))
-            entry |= UInt32(base) | weight << 8 | (ok ? Self.covered : 0)
-            let lead = 0xC0 | letter >> 6
-            table[Int(lead - 0xC3) << 6 | Int(letter & 0x3F)] = entry
+            let weight = UInt8(LanguageGuess.score(units).turkishLetters)
+            return Fate(scalar: letter, ascii: plain.ascii, weight: weight, lookAlike: plain.lookAlike, lookAlikeWhenTurkic: turkic.lookAlike)
         }
-        self.table = table
-        asciiBytes = (UInt8(0)..<128).map { byte in
-            let scalar = UInt32(byte)
-            guard !Folding.isInvisibleControl(scalar), Folding.hasBoundaryBefore(scalar) else { return 0 }
-            return byte &- 0x41 < 26 ? byte | 0x20 : byte
-        }
-        let capitalI = Self.fate(of: 0x49, turkic: true)
-        capitalIIsLookAlikeWhenTurkic = capitalI?.lookAlike ?? true
-        capitalICovered = capitalI?.ascii == 0x69
+        let capitalI = fate(of: 0x49, turkic: true)
+        let asciiChunked = (UInt32(0)..<128).allSatisfy { Folding.isInvisibleControl($0) || Folding.hasBoundaryBefore($0) }
+        return (fates, capitalI?.lookAlike ?? false, capitalI?.ascii == 0x69, asciiChunked)
     }
 
     /// What folding, the skeleton and ASCII folding make of `scalar` on its own: one ASCII byte,

@@ -85,13 +85,13 @@ import Testing
         #expect(NormalizedText(turkishLatin: Array("ş".utf8), options: NormalizationOptions()) == nil, "all views: general path")
     }
 
-    @Test func everyTurkishLetterIsCovered() {
-        let table = TurkishLetters.shared.table
-        for letter in TurkishLetters.letters {
-            let lead = 0xC0 | letter >> 6
-            let entry = table[Int(lead - 0xC3) << 6 | Int(letter & 0x3F)]
-            #expect(entry & TurkishLetters.covered != 0, "U+\(String(letter, radix: 16))")
-        }
-        #expect(TurkishLetters.shared.capitalICovered)
+    /// The written-out letter table is what the general path's stages make of each letter.
+    @Test func letterTableMatchesTheGeneralPath() {
+        let derived = TurkishLetters.derived()
+        #expect(derived.fates == TurkishLetters.fates.map { Optional($0) })
+        #expect(derived.capitalIIsLookAlikeWhenTurkic == TurkishLetters.capitalIIsLookAlikeWhenTurkic)
+        #expect(derived.capitalICovered == TurkishLetters.capitalICovered)
+        #expect(derived.asciiChunked)
+        #expect(TurkishLetters.fates.count == 12)
     }
 }
