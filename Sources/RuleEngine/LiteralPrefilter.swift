@@ -17,6 +17,9 @@ struct ScanState {
     /// Per literal, its last occurrence in `occurrences`; valid only where `found` is set.
     var lastOccurrence: [Int32]
     var occurrences: [LiteralOccurrence] = []
+    /// The view's longest runs, measured in the same pass (anchored windows need them; the extra
+    /// work runs beside the scan's chain of dependent table loads, so it costs little time).
+    var runs = RunStats()
 
     init(literalCount: Int) {
         found = Array(repeating: false, count: literalCount)
@@ -28,6 +31,7 @@ struct ScanState {
         for id in foundIDs { found[Int(id)] = false }
         foundIDs.removeAll(keepingCapacity: true)
         occurrences.removeAll(keepingCapacity: true)
+        runs = RunStats()
     }
 }
 
@@ -52,8 +56,10 @@ struct LiteralPrefilter: Sendable {
     /// Per literal: its byte length (low 16 bits), boundary flags (bits 16–17: word start, word
     /// end) and whether it belongs to an anchor (bit 18), in one word for the scan's inner loop.
     private let literalInfo: [UInt32]
-    /// Byte → input class (0: a byte that occurs in no literal).
-    private let byteClass: [UInt8]
+    /// Byte → input class (0: a byte that occurs in no literal; capitals have their small letter's
+    /// class) in the low byte, and the runs it extends (`RunStats.runKinds`) in the high byte: one
+    /// load per byte for both.
+    private let byteFacts: [UInt16]
     private let classCount: Int
     /// `transitions[state * classCount + class]` → next state, with the top bit set when that
     /// state recognises a literal: 16 bits per entry while the automaton has under 32,768 states
@@ -147,8 +153,11 @@ struct LiteralPrefilter: Sendable {
                 classes += 1
             }
         }
-        // Literals are ASCII (at most 128 classes), so classes fit in a byte.
-        self.byteClass = byteClass
+        // Literals are ASCII (at most 128 classes), so classes fit in a byte. The scan reads capitals
+        // as small letters: they share a class (literals hold no capitals).
+        var scanClass = byteClass
+        for capital in UInt8(ascii: "A")...UInt8(ascii: "Z") { scanClass[Int(capital)] = byteClass[Int(capital | 0x20)] }
+        byteFacts = (0..<256).map { UInt16(scanClass[$0]) | UInt16(RunStats.runKinds[$0]) << 8 }
         classCount = classes
 
         // One state per distinct prefix of a literal, plus the root: counted first, so the table is
@@ -249,12 +258,16 @@ struct LiteralPrefilter: Sendable {
         return true
     }
 
-    /// Records in `record` (cleared) every literal that occurs in `bytes` and every occurrence of
-    /// an anchor literal, and sets the rules that may match in `candidates` (`RuleBits` words):
-    /// those always searched, and those with a literal of their first group found.
+    /// Records in `record` (cleared) every literal that occurs in `bytes`, every occurrence of an
+    /// anchor literal and the longest runs of the bytes (`RunStats`), and sets the rules that may
+    /// match in `candidates` (`RuleBits` words): those always searched, and those with a literal of
+    /// their first group found.
     func scan(_ bytes: UnsafeBufferPointer<UInt8>, into record: inout ScanState, candidates: UnsafeMutableBufferPointer<UInt64>) {
         for word in candidates.indices { candidates[word] = alwaysSearched[word] }
-        guard !literals.isEmpty else { return }
+        guard !literals.isEmpty else {
+            record.runs = RunStats(bytes)
+            return
+        }
         if let compactTransitions {
             compactTransitions.withUnsafeBufferPointer { scan(bytes, table: $0, outputFlag: 0x8000, into: &record, candidates: candidates) }
         } else if let wideTransitions {
@@ -267,73 +280,137 @@ struct LiteralPrefilter: Sendable {
         _ bytes: UnsafeBufferPointer<UInt8>, table: UnsafeBufferPointer<Entry>, outputFlag: Entry, into record: inout ScanState,
         candidates: UnsafeMutableBufferPointer<UInt64>
     ) {
-        var state = 0
-        var i = 0
-        let n = bytes.count
         let classCount = classCount
-        /// Where the last byte that stood for a mapped non-ASCII letter ended: near it, byte
-        /// offsets are not literal offsets, so boundary checks give way.
-        var mappedEnd = -64
-        byteClass.withUnsafeBufferPointer { classOf in
-            literalInfo.withUnsafeBufferPointer { info in
-                outputStart.withUnsafeBufferPointer { outputStart in
-                    outputIDs.withUnsafeBufferPointer { outputIDs in
-                        postingStart.withUnsafeBufferPointer { postingStart in
-                            postingRules.withUnsafeBufferPointer { postingRules in
-                                while i < n {
-                                    var byte = bytes[i]
-                                    i += 1
-                                    if byte >= 0x80 {
-                                        if byte == 0xE2, i + 1 < n, bytes[i] == 0x84, bytes[i + 1] == 0xAA {
-                                            byte = UInt8(ascii: "k")  // U+212A KELVIN SIGN
-                                            i += 2
-                                            mappedEnd = i
-                                        } else if byte == 0xC5, i < n, bytes[i] == 0xBF {
-                                            byte = UInt8(ascii: "s")  // U+017F LATIN SMALL LETTER LONG S
-                                            i += 1
-                                            mappedEnd = i
-                                        }
-                                    } else if byte >= 0x41 && byte <= 0x5A {
-                                        byte += 0x20
-                                    }
-                                    let entry = table[state * classCount + Int(classOf[Int(byte)])]
-                                    state = Int(entry & ~outputFlag)
-                                    guard entry & outputFlag != 0 else { continue }
-                                    for k in Int(outputStart[state])..<Int(outputStart[state + 1]) {
-                                        let id = outputIDs[k]
-                                        let literal = Int(id)
-                                        let facts = info[literal]
-                                        let anchor = facts & (1 << 18) != 0
-                                        let seen = record.found[literal]
-                                        if seen && !anchor { continue }
-                                        let flags = UInt8(truncatingIfNeeded: (facts >> 16) & 3)
-                                        let length = Int(facts & 0xFFFF)
-                                        guard
-                                            flags == 0 || i - mappedEnd < length + 3
-                                                || Self.boundaryHolds(flags, end: i, length: length, in: bytes)
-                                        else { continue }
-                                        if anchor {
-                                            // A mapped letter (3 bytes for one `k`) may lie inside the occurrence.
-                                            let slack = mappedEnd > i - 3 * length ? 2 * length : 0
-                                            record.occurrences.append(
-                                                LiteralOccurrence(
-                                                    earliest: Int32(clamping: max(0, i - length - slack)), latest: Int32(clamping: i - length),
-                                                    previous: seen ? record.lastOccurrence[literal] : -1))
-                                            record.lastOccurrence[literal] = Int32(record.occurrences.count - 1)
-                                        }
-                                        if !seen {
-                                            record.found[literal] = true
-                                            record.foundIDs.append(id)
-                                            for p in Int(postingStart[literal])..<Int(postingStart[literal + 1]) {
-                                                let rule = postingRules[p]
-                                                candidates[Int(rule) >> 6] |= 1 << UInt64(rule & 63)
-                                            }
-                                        }
-                                    }
+        record.runs = byteFacts.withUnsafeBufferPointer { byteFacts in
+                literalInfo.withUnsafeBufferPointer { info in
+                    outputStart.withUnsafeBufferPointer { outputStart in
+                        outputIDs.withUnsafeBufferPointer { outputIDs in
+                            postingStart.withUnsafeBufferPointer { postingStart in
+                                postingRules.withUnsafeBufferPointer { postingRules in
+                                    Self.scanLoop(
+                                        bytes, table: table, outputFlag: outputFlag, byteFacts: byteFacts, classCount: classCount,
+                                        outputs: Outputs(
+                                            info: info, outputStart: outputStart, outputIDs: outputIDs, postingStart: postingStart,
+                                            postingRules: postingRules),
+                                        into: &record, candidates: candidates)
                                 }
                             }
                         }
                     }
+                }
+        }
+    }
+
+    /// The tables `scanLoop` reads when the automaton recognises a literal.
+    private struct Outputs {
+        let info: UnsafeBufferPointer<UInt32>
+        let outputStart: UnsafeBufferPointer<Int32>
+        let outputIDs: UnsafeBufferPointer<Int32>
+        let postingStart: UnsafeBufferPointer<Int32>
+        let postingRules: UnsafeBufferPointer<Int32>
+    }
+
+    /// The scan itself, every table a pointer and every running value a local: in the closures
+    /// of `scan` the loop's variables were captured and lived in memory (a load and a store per
+    /// byte each), and the index arithmetic checked for overflow. Returns the runs.
+    @inline(__always)
+    private static func scanLoop<Entry: FixedWidthInteger & UnsignedInteger>(
+        _ bytes: UnsafeBufferPointer<UInt8>, table: UnsafeBufferPointer<Entry>, outputFlag: Entry, byteFacts: UnsafeBufferPointer<UInt16>,
+        classCount: Int, outputs: Outputs, into record: inout ScanState, candidates: UnsafeMutableBufferPointer<UInt64>
+    ) -> RunStats {
+        let n = bytes.count
+        guard let base = bytes.baseAddress else { return RunStats() }
+        let end = base + n
+        var p = base
+        var state = 0
+        /// Where the last byte that stood for a mapped non-ASCII letter ended: near it, byte
+        /// offsets are not literal offsets, so boundary checks give way.
+        var mappedEnd = -64
+        // The runs (see `RunStats.init`): each byte extends a run of its kinds or ends it.
+        var word = 0
+        var space = 0
+        var nonWord = 0
+        var longestWord = 0
+        var longestSpace = 0
+        var longestNonWord = 0
+        while p < end {
+            let byte = p.pointee
+            p += 1
+            let facts = Int(byteFacts[Int(byte)])
+            // Branch-free: a run grows by one byte or drops to zero.
+            word = (word &+ 1) & -((facts >> 8) & 1)
+            space = (space &+ 1) & -((facts >> 9) & 1)
+            nonWord = (nonWord &+ 1) & -((facts >> 10) & 1)
+            longestWord = max(longestWord, word)
+            longestSpace = max(longestSpace, space)
+            longestNonWord = max(longestNonWord, nonWord)
+            var letterClass = facts & 0xFF
+            if byte >= 0x80 {
+                var skipped = 0
+                if byte == 0xE2, end - p >= 2, p[0] == 0x84, p[1] == 0xAA {
+                    letterClass = Int(byteFacts[Int(UInt8(ascii: "k"))] & 0xFF)  // U+212A KELVIN SIGN
+                    skipped = 2
+                } else if byte == 0xC5, p < end, p[0] == 0xBF {
+                    letterClass = Int(byteFacts[Int(UInt8(ascii: "s"))] & 0xFF)  // U+017F LATIN SMALL LETTER LONG S
+                    skipped = 1
+                }
+                if skipped > 0 {
+                    // The letter's other bytes, non-ASCII, extend every run.
+                    p += skipped
+                    mappedEnd = base.distance(to: p)
+                    word &+= skipped
+                    space &+= skipped
+                    nonWord &+= skipped
+                    longestWord = max(longestWord, word)
+                    longestSpace = max(longestSpace, space)
+                    longestNonWord = max(longestNonWord, nonWord)
+                }
+            }
+            let entry = table[state &* classCount &+ letterClass]
+            state = Int(entry & ~outputFlag)
+            guard entry & outputFlag != 0 else { continue }
+            recordOutputs(
+                of: state, end: base.distance(to: p), mappedEnd: mappedEnd, bytes: bytes, outputs: outputs, into: &record,
+                candidates: candidates)
+        }
+        return RunStats(longestWordRun: longestWord, longestSpaceRun: longestSpace, longestNonWordRun: longestNonWord, count: n)
+    }
+
+    /// The literals recognised on entering `state` at `end`: each found for the first time sets its
+    /// rules as candidates, and each occurrence of an anchor literal is recorded.
+    @inline(never)
+    private static func recordOutputs(
+        of state: Int, end i: Int, mappedEnd: Int, bytes: UnsafeBufferPointer<UInt8>, outputs: Outputs, into record: inout ScanState,
+        candidates: UnsafeMutableBufferPointer<UInt64>
+    ) {
+        for k in Int(outputs.outputStart[state])..<Int(outputs.outputStart[state &+ 1]) {
+            let id = outputs.outputIDs[k]
+            let literal = Int(id)
+            let facts = outputs.info[literal]
+            let anchor = facts & (1 << 18) != 0
+            let seen = record.found[literal]
+            if seen && !anchor { continue }
+            let flags = UInt8(truncatingIfNeeded: (facts >> 16) & 3)
+            let length = Int(facts & 0xFFFF)
+            guard
+                flags == 0 || i - mappedEnd < length + 3
+                    || Self.boundaryHolds(flags, end: i, length: length, in: bytes)
+            else { continue }
+            if anchor {
+                // A mapped letter (3 bytes for one `k`) may lie inside the occurrence.
+                let slack = mappedEnd > i - 3 * length ? 2 * length : 0
+                record.occurrences.append(
+                    LiteralOccurrence(
+                        earliest: Int32(clamping: max(0, i - length - slack)), latest: Int32(clamping: i - length),
+                        previous: seen ? record.lastOccurrence[literal] : -1))
+                record.lastOccurrence[literal] = Int32(record.occurrences.count - 1)
+            }
+            if !seen {
+                record.found[literal] = true
+                record.foundIDs.append(id)
+                for p in Int(outputs.postingStart[literal])..<Int(outputs.postingStart[literal &+ 1]) {
+                    let rule = outputs.postingRules[p]
+                    candidates[Int(rule) >> 6] |= 1 << UInt64(rule & 63)
                 }
             }
         }

@@ -74,8 +74,6 @@ public final class RuleMatcher {
     private var viewIsASCII = [Bool](repeating: false, count: ViewName.allCases.count)
     /// The rules that may match some view of the text.
     private var anyCandidates: [UInt64]
-    /// For each view slot, its longest runs, once a rule with an anchor needs them.
-    private var runStats: [RunStats?]
     /// Scratch: the windows of the rule being searched.
     private var windows: [ClosedRange<Int>] = []
 
@@ -87,7 +85,6 @@ public final class RuleMatcher {
         ruleWords = RuleBits.words(for: ruleSet.compiled.count)
         candidates = Array(repeating: 0, count: ruleWords * ViewName.allCases.count)
         anyCandidates = Array(repeating: 0, count: ruleWords)
-        runStats = Array(repeating: nil, count: ViewName.allCases.count)
         gateOpen = Array(repeating: nil, count: ruleSet.viewGates.gates.count)
     }
 
@@ -126,7 +123,6 @@ public final class RuleMatcher {
             views[slot] = text.viewIfBuilt(name)
             sameAs[slot] = slot
             scans[slot].clear()
-            runStats[slot] = nil
             shut[slot] = false
             missing[slot] = false
             scanned[slot] = false
@@ -281,14 +277,8 @@ public final class RuleMatcher {
         windows.removeAll(keepingCapacity: true)
         let reach: Int
         if prefix.hasRuns {
-            let stats: RunStats
-            if let known = runStats[canonical] {
-                stats = known
-            } else {
-                stats = views[canonical]!.utf8.withUnsafeBufferPointer { RunStats($0) }
-                runStats[canonical] = stats
-            }
-            reach = prefix.bytes(in: stats, ascii: viewIsASCII[canonical])
+            // Measured by the literal scan of the view.
+            reach = prefix.bytes(in: scans[canonical].runs, ascii: viewIsASCII[canonical])
         } else {
             // Most anchors start their match, or sit a few characters in: no runs to measure.
             reach = prefix.bytes(in: RunStats(), ascii: viewIsASCII[canonical])

@@ -20,6 +20,16 @@ public struct NormalizedText: Sendable {
     public let turkicFolding: Bool
     private let views: [NormalizedView?]
 
+    /// Every field given (the fast paths in other files).
+    init(original: [UInt8], hadInvalidUTF8: Bool, isASCII: Bool, language: Language, turkicFolding: Bool, views: [NormalizedView?]) {
+        self.original = original
+        self.hadInvalidUTF8 = hadInvalidUTF8
+        self.isASCII = isASCII
+        self.language = language
+        self.turkicFolding = turkicFolding
+        self.views = views
+    }
+
     /// Normalises a string.
     public init(_ text: String, options: NormalizationOptions = NormalizationOptions()) {
         self.init(bytes: Array(text.utf8), options: options)
@@ -39,6 +49,12 @@ public struct NormalizedText: Sendable {
         }
         let facts = bytes.withUnsafeBufferPointer { ASCIIFacts($0) }
         guard facts.isPlainASCII else {
+            // Turkish: ASCII and Turkish letters, when only the views after folding are wanted
+            // (`hasInvisibleControl` is no guide here: it counts every byte from 0x7F).
+            if let turkish = NormalizedText(turkishLatin: bytes, options: options) {
+                self = turkish
+                return
+            }
             self.init(anyBytes: bytes, options: options, rawScore: nil)
             return
         }
@@ -46,6 +62,10 @@ public struct NormalizedText: Sendable {
         let turkic = options.localeLanguage == .tr || rawScore.language == .tr
         // Turkish is often typed in ASCII; there Turkic folding makes `I` a non-ASCII `ı`.
         if turkic && facts.hasCapitalI {
+            if let turkish = NormalizedText(turkishLatin: bytes, options: options) {
+                self = turkish
+                return
+            }
             self.init(anyBytes: bytes, options: options, rawScore: rawScore)
         } else {
             self.init(plainASCII: bytes, hasUppercase: facts.hasUppercase, options: options, rawScore: rawScore, turkic: turkic)

@@ -89,6 +89,25 @@ import TextNormalization
         }
     }
 
+    /// The literal scan measures the runs in its own pass (the windows use those): they must be
+    /// `RunStats` of the same bytes, also where it reads U+212A or U+017F as one ASCII letter.
+    @Test func theScanMeasuresTheRunsOfWhatItScans() throws {
+        let set = try YAMLRules.single(id: "test.scan", pattern: #"\bkill\s+him|sus"#, views: [.ascii])
+        let prefilter = set.prefilter
+        var record = ScanState(literalCount: prefilter.literalCount)
+        var candidates = [UInt64](repeating: 0, count: RuleBits.words(for: set.compiled.count))
+        var generator = SplitMix64(seed: 0x5CA9)
+        let pieces: [[UInt8]] = ["kill", " ", "him", "\t\t", ".", "_", "9", "\u{212A}", "\u{17F}", "é", "sus", "--", "\u{212A}ill"].map { Array($0.utf8) }
+        for length in [0, 1, 2, 5, 20, 80] {
+            for _ in 0..<40 {
+                let bytes = (0..<length).flatMap { _ in pieces[Int(generator.next() % UInt64(pieces.count))] }
+                record.clear()
+                bytes.withUnsafeBufferPointer { b in candidates.withUnsafeMutableBufferPointer { prefilter.scan(b, into: &record, candidates: $0) } }
+                #expect(record.runs == bytes.withUnsafeBufferPointer { RunStats($0) }, "\(String(decoding: bytes, as: UTF8.self).debugDescription)")
+            }
+        }
+    }
+
     // MARK: Same results
 
     /// Patterns whose anchors sit after bounded but variable prefixes, on texts with long runs,
