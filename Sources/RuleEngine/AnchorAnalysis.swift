@@ -327,25 +327,11 @@ struct RunStats: Sendable, Equatable {
     }
 
     init(_ bytes: UnsafeBufferPointer<UInt8>) {
-        var word = 0
-        var space = 0
-        var nonWord = 0
-        var longestWord = 0
-        var longestSpace = 0
-        var longestNonWord = 0
+        var counter = RunCounter()
         Self.runKinds.withUnsafeBufferPointer { kinds in
-            for byte in bytes {
-                // Branch-free: a run grows by one byte or drops to zero (the mask is 0 or all ones).
-                let kind = Int(kinds[Int(byte)])
-                word = (word &+ 1) & -(kind & 1)
-                space = (space &+ 1) & -((kind >> 1) & 1)
-                nonWord = (nonWord &+ 1) & -((kind >> 2) & 1)
-                longestWord = max(longestWord, word)
-                longestSpace = max(longestSpace, space)
-                longestNonWord = max(longestNonWord, nonWord)
-            }
+            for byte in bytes { counter.add(kind: Int(kinds[Int(byte)])) }
         }
-        self.init(longestWordRun: longestWord, longestSpaceRun: longestSpace, longestNonWordRun: longestNonWord, count: bytes.count)
+        self = counter.stats(count: bytes.count)
     }
 
     /// Per byte, the runs it extends: 1 word, 2 space, 4 non-word (a non-ASCII byte all three).
@@ -354,5 +340,43 @@ struct RunStats: Sendable, Equatable {
         if byte >= 0x80 { return 7 }
         if LiteralAnalysis.isWordByte(byte) { return 1 }
         return AnchorAnalysis.isSpaceByte(byte) ? 6 : 4
+    }
+}
+
+/// The runs ending at the byte just counted and the longest so far, one byte at a time (for
+/// `RunStats.init` and the literal scan, which measures them in its own pass).
+struct RunCounter {
+    private var word = 0
+    private var space = 0
+    private var nonWord = 0
+    private var longestWord = 0
+    private var longestSpace = 0
+    private var longestNonWord = 0
+
+    /// One byte of `kind` (`RunStats.runKinds`: 1 word, 2 space, 4 non-word). Branch-free: a run
+    /// grows by one byte or drops to zero (the mask is 0 or all ones).
+    @inline(__always)
+    mutating func add(kind: Int) {
+        word = (word &+ 1) & -(kind & 1)
+        space = (space &+ 1) & -((kind >> 1) & 1)
+        nonWord = (nonWord &+ 1) & -((kind >> 2) & 1)
+        longestWord = max(longestWord, word)
+        longestSpace = max(longestSpace, space)
+        longestNonWord = max(longestNonWord, nonWord)
+    }
+
+    /// `count` more non-ASCII bytes, which extend every run.
+    @inline(__always)
+    mutating func addNonASCII(_ count: Int) {
+        word &+= count
+        space &+= count
+        nonWord &+= count
+        longestWord = max(longestWord, word)
+        longestSpace = max(longestSpace, space)
+        longestNonWord = max(longestNonWord, nonWord)
+    }
+
+    func stats(count: Int) -> RunStats {
+        RunStats(longestWordRun: longestWord, longestSpaceRun: longestSpace, longestNonWordRun: longestNonWord, count: count)
     }
 }

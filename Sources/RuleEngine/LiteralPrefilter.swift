@@ -327,23 +327,12 @@ struct LiteralPrefilter: Sendable {
         /// offsets are not literal offsets, so boundary checks give way.
         var mappedEnd = -64
         // The runs (see `RunStats.init`): each byte extends a run of its kinds or ends it.
-        var word = 0
-        var space = 0
-        var nonWord = 0
-        var longestWord = 0
-        var longestSpace = 0
-        var longestNonWord = 0
+        var runs = RunCounter()
         while p < end {
             let byte = p.pointee
             p += 1
             let facts = Int(byteFacts[Int(byte)])
-            // Branch-free: a run grows by one byte or drops to zero.
-            word = (word &+ 1) & -((facts >> 8) & 1)
-            space = (space &+ 1) & -((facts >> 9) & 1)
-            nonWord = (nonWord &+ 1) & -((facts >> 10) & 1)
-            longestWord = max(longestWord, word)
-            longestSpace = max(longestSpace, space)
-            longestNonWord = max(longestNonWord, nonWord)
+            runs.add(kind: facts >> 8)
             var letterClass = facts & 0xFF
             if byte >= 0x80 {
                 var skipped = 0
@@ -358,12 +347,7 @@ struct LiteralPrefilter: Sendable {
                     // The letter's other bytes, non-ASCII, extend every run.
                     p += skipped
                     mappedEnd = base.distance(to: p)
-                    word &+= skipped
-                    space &+= skipped
-                    nonWord &+= skipped
-                    longestWord = max(longestWord, word)
-                    longestSpace = max(longestSpace, space)
-                    longestNonWord = max(longestNonWord, nonWord)
+                    runs.addNonASCII(skipped)
                 }
             }
             let entry = table[state &* classCount &+ letterClass]
@@ -373,7 +357,7 @@ struct LiteralPrefilter: Sendable {
                 of: state, end: base.distance(to: p), mappedEnd: mappedEnd, bytes: bytes, outputs: outputs, into: &record,
                 candidates: candidates)
         }
-        return RunStats(longestWordRun: longestWord, longestSpaceRun: longestSpace, longestNonWordRun: longestNonWord, count: n)
+        return runs.stats(count: n)
     }
 
     /// The literals recognised on entering `state` at `end`: each found for the first time sets its

@@ -22,11 +22,8 @@ import Testing
     ]
 
     /// Every set of views: the empty set up to all five.
-    static let viewSets: [Set<ViewName>] = (0..<(1 << ViewName.allCases.count)).map { bits in
-        Set(ViewName.allCases.enumerated().filter { bits & (1 << $0.offset) != 0 }.map(\.element))
-    }
-
-    static let locales: [Language?] = [nil, .tr, .en]
+    static let viewSets = FastPathCases.viewSets
+    static let locales = FastPathCases.locales
 
     @Test(arguments: adversarial)
     func adversarialText(text: String) {

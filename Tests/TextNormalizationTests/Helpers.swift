@@ -71,3 +71,12 @@ func expectFastPathMatchesGeneralPath(_ bytes: [UInt8], options: NormalizationOp
         }
     }
 }
+
+/// Every set of views, the empty set up to all five, and the locales the fast-path tests try.
+enum FastPathCases {
+    static let viewSets: [Set<ViewName>] = (0..<(1 << ViewName.allCases.count)).map { bits in
+        Set(ViewName.allCases.enumerated().filter { bits & (1 << $0.offset) != 0 }.map(\.element))
+    }
+
+    static let locales: [Language?] = [nil, .tr, .en]
+}

@@ -20,11 +20,8 @@ import Testing
         String(repeating: "İSTANBUL 34 ", count: 100), String(repeating: "ı1 ", count: 300),
     ]
 
-    static let viewSets: [Set<ViewName>] = (0..<(1 << ViewName.allCases.count)).map { bits in
-        Set(ViewName.allCases.enumerated().filter { bits & (1 << $0.offset) != 0 }.map(\.element))
-    }
-
-    static let locales: [Language?] = [nil, .tr, .en]
+    static let viewSets = FastPathCases.viewSets
+    static let locales = FastPathCases.locales
 
     @Test(arguments: examples)
     func examplesMatchTheGeneralPath(text: String) {
