@@ -91,7 +91,9 @@ let package = Package(
         // MARK: Tests, one target per module plus the command line.
         .testTarget(name: "SafetyCoreTests", dependencies: ["SafetyCore"]),
         .testTarget(name: "TextNormalizationTests", dependencies: ["TextNormalization", "SafetyCore"]),
-        .testTarget(name: "RuleEngineTests", dependencies: ["RuleEngine", "TextNormalization", "Resilience"], exclude: ["Fixtures"]),
+        .testTarget(
+            name: "RuleEngineTests", dependencies: ["RuleEngine", "TextNormalization", "Resilience", "SafeGateResources"],
+            exclude: ["Fixtures"]),
         .testTarget(
             name: "SafetyClassifierTests",
             dependencies: ["SafetyClassifier", "RuleEngine", "SafetyCore", "TextNormalization"]

@@ -1,4 +1,5 @@
 import Foundation
+import SafeGateResources
 import SafetyCore
 import Testing
 import TextNormalization
@@ -34,6 +35,19 @@ import TextNormalization
         }
         #expect(stale.isEmpty, "Resources/rules/rules-snapshot.tsv is stale for \(stale): \(Self.regenerate)")
         #expect(compared == (try CompiledRuleSet.load(from: .bundled)).rules.count)
+    }
+
+    /// The snapshot is checked against fingerprints computed when the binary was built
+    /// (`EmbedResourcesTool`): they must be the fingerprints of the embedded texts.
+    @Test func buildTimeFingerprintsAreThoseOfTheEmbeddedTexts() throws {
+        let paths = BundledResources.paths(under: "")
+        #expect(paths.contains("rules/rules-snapshot.tsv"))
+        for path in paths {
+            let built = try #require(BundledResources.fingerprint(at: path), "\(path)")
+            let text = try #require(BundledResources.text(at: path))
+            #expect(RuleSnapshot.Fingerprint(hash: built.fnv1a, length: built.length) == RuleSnapshot.Fingerprint(text), "\(path)")
+        }
+        #expect(BundledResources.fingerprint(at: "rules/no-such-file.yaml") == nil)
     }
 
     @Test func theBundledSnapshotIsCurrent() throws {
