@@ -80,16 +80,20 @@ public final class CompiledRuleSet: Sendable {
 
     private init(rules: [Rule], files: [String], earlierProblems: [RuleProblem], deferringCompilation: Bool) throws(RuleSetError) {
         var problems = earlierProblems
-        var firstByID: [String: Rule] = [:]
+        // Where each id is first defined (positions, not copies of the rules: this runs at start-up).
+        var firstByID: [String: Int] = [:]
+        firstByID.reserveCapacity(rules.count)
         var compiled: [CompiledRule] = []
+        compiled.reserveCapacity(rules.count)
         var kept: [Rule] = []
-        for rule in rules {
+        kept.reserveCapacity(rules.count)
+        for (index, rule) in rules.enumerated() {
             if let first = firstByID[rule.id] {
                 problems.append(
-                    RuleProblem(.duplicateID, at: rule.location, rule: rule.id, "duplicate id: also defined at \(first.location)"))
+                    RuleProblem(.duplicateID, at: rule.location, rule: rule.id, "duplicate id: also defined at \(rules[first].location)"))
                 continue
             }
-            firstByID[rule.id] = rule
+            firstByID[rule.id] = index
             if !RuleFileParser.isValidID(rule.id) {
                 problems.append(RuleProblem(.badValue, at: rule.location, rule: rule.id, "id must be lowercase words joined by dots"))
             }

@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 internal import SafeGateResources
 import SafetyCore
 import TextNormalization
@@ -222,6 +227,7 @@ enum RuleSnapshot {
     static func keyLines(from field: UnsafeBufferPointer<UInt8>) -> [String: Int]? {
         var keyLines: [String: Int] = [:]
         guard !field.isEmpty else { return keyLines }
+        keyLines.reserveCapacity(field.reduce(1) { $0 + ($1 == UInt8(ascii: ",") ? 1 : 0) })
         for pair in LiteralCache.split(field, at: UInt8(ascii: ",")) {
             guard let equals = pair.firstIndex(of: UInt8(ascii: "=")), equals > 0,
                 let line = LiteralCache.number(UnsafeBufferPointer(rebasing: pair[(equals + 1)...]), radix: 10)
@@ -229,6 +235,14 @@ enum RuleSnapshot {
             keyLines[String(decoding: UnsafeBufferPointer(rebasing: pair[..<equals]), as: UTF8.self)] = Int(line)
         }
         return keyLines
+    }
+
+    /// The position of the first `byte` in `bytes` at or after `start` (`memchr`: the snapshot's
+    /// 640 KB are searched for line ends, tabs and backslashes at every start).
+    static func index(of byte: UInt8, in bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int? {
+        guard start < bytes.count, let base = bytes.baseAddress else { return nil }
+        guard let found = memchr(base + start, Int32(byte), bytes.count - start) else { return nil }
+        return base.distance(to: found.assumingMemoryBound(to: UInt8.self))
     }
 
     /// Lines of a buffer.
@@ -239,7 +253,7 @@ enum RuleSnapshot {
         mutating func nextLine() -> UnsafeBufferPointer<UInt8>? {
             guard position < bytes.count else { return nil }
             let start = position
-            while position < bytes.count && bytes[position] != 0x0A { position += 1 }
+            position = RuleSnapshot.index(of: 0x0A, in: bytes, from: start) ?? bytes.count
             let line = UnsafeBufferPointer(rebasing: bytes[start..<position])
             position += 1
             return line
@@ -260,7 +274,7 @@ enum RuleSnapshot {
         mutating func next() -> UnsafeBufferPointer<UInt8>? {
             guard !exhausted else { return nil }
             let start = position
-            while position < line.count && line[position] != 0x09 { position += 1 }
+            position = RuleSnapshot.index(of: 0x09, in: line, from: start) ?? line.count
             let field = UnsafeBufferPointer(rebasing: line[start..<position])
             if position >= line.count { exhausted = true } else { position += 1 }
             return field
@@ -296,29 +310,42 @@ enum RuleSnapshot {
             return Fingerprint(hash: hash, length: length)
         }
 
+        /// Written straight into the string's storage: every pattern holds `\\b` or `\\s`, and
+        /// appending byte by byte to an array was a sixth of decoding the snapshot. Invalid UTF-8
+        /// is repaired as `String(decoding:as:)` repairs it.
         static func unescape(_ field: UnsafeBufferPointer<UInt8>) -> String? {
-            guard field.contains(0x5C) else { return String(decoding: field, as: UTF8.self) }
-            var bytes: [UInt8] = []
-            bytes.reserveCapacity(field.count)
-            var index = 0
-            while index < field.count {
-                let byte = field[index]
-                index += 1
-                guard byte == 0x5C else {
-                    bytes.append(byte)
-                    continue
+            guard RuleSnapshot.index(of: 0x5C, in: field, from: 0) != nil else { return String(decoding: field, as: UTF8.self) }
+            var malformed = false
+            let text = String(unsafeUninitializedCapacity: field.count) { out in
+                var written = 0
+                var index = 0
+                while index < field.count {
+                    let byte = field[index]
+                    index += 1
+                    guard byte == 0x5C else {
+                        out[written] = byte
+                        written += 1
+                        continue
+                    }
+                    guard index < field.count else {
+                        malformed = true
+                        return 0
+                    }
+                    switch field[index] {
+                    case 0x5C: out[written] = 0x5C
+                    case UInt8(ascii: "t"): out[written] = 0x09
+                    case UInt8(ascii: "n"): out[written] = 0x0A
+                    case UInt8(ascii: "r"): out[written] = 0x0D
+                    default:
+                        malformed = true
+                        return 0
+                    }
+                    written += 1
+                    index += 1
                 }
-                guard index < field.count else { return nil }
-                switch field[index] {
-                case 0x5C: bytes.append(0x5C)
-                case UInt8(ascii: "t"): bytes.append(0x09)
-                case UInt8(ascii: "n"): bytes.append(0x0A)
-                case UInt8(ascii: "r"): bytes.append(0x0D)
-                default: return nil
-                }
-                index += 1
+                return written
             }
-            return String(decoding: bytes, as: UTF8.self)
+            return malformed ? nil : text
         }
     }
 }
