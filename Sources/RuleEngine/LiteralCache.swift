@@ -128,6 +128,7 @@ enum LiteralCache {
         guard fields.count >= 2 else { return nil }
         if fields.count == 2 && fields[1].count == 1 && fields[1][0] == UInt8(ascii: "-") { return (key, entry) }
         var groups: [[RequiredLiteral]] = []
+        groups.reserveCapacity(fields.count - 1)
         for field in fields.dropFirst() {
             guard let literals = decodeList(field) else { return nil }
             groups.append(literals)
@@ -139,6 +140,7 @@ enum LiteralCache {
     /// `literal,literal…`: nil when empty or when one does not decode.
     static func decodeList(_ field: UnsafeBufferPointer<UInt8>) -> [RequiredLiteral]? {
         var literals: [RequiredLiteral] = []
+        literals.reserveCapacity(field.reduce(1) { $0 + ($1 == UInt8(ascii: ",") ? 1 : 0) })
         var start = 0
         for end in 0...field.count where end == field.count || field[end] == UInt8(ascii: ",") {
             if end > start {

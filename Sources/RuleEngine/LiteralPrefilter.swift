@@ -163,9 +163,12 @@ struct LiteralPrefilter: Sendable {
         var byteClass = [UInt8](repeating: 0, count: 256)
         var classes = 1
         for literal in literals {
-            for byte in literal.text.utf8 where byteClass[Int(byte)] == 0 {
-                byteClass[Int(byte)] = UInt8(truncatingIfNeeded: classes)
-                classes += 1
+            var text = literal.text
+            text.withUTF8 { bytes in
+                for byte in bytes where byteClass[Int(byte)] == 0 {
+                    byteClass[Int(byte)] = UInt8(truncatingIfNeeded: classes)
+                    classes += 1
+                }
             }
         }
         // Literals are ASCII (at most 128 classes), so classes fit in a byte.
@@ -196,38 +199,51 @@ struct LiteralPrefilter: Sendable {
     /// `nextSibling`, so the trie costs a few arrays of one entry per state.
     struct Trie {
         /// The class of the edge into each state (0 for the root).
-        var edgeClass: [UInt8] = [0]
-        var firstChild: [Int32] = [0]
-        var nextSibling: [Int32] = [0]
+        let edgeClass: [UInt8]
+        let firstChild: [Int32]
+        let nextSibling: [Int32]
         /// The state each literal ends in.
-        var literalState: [Int32] = []
+        let literalState: [Int32]
 
         var stateCount: Int { edgeClass.count }
 
         init(_ literals: [RequiredLiteral], byteClass: [UInt8]) {
+            var edgeClass: [UInt8] = [0]
+            var firstChild: [Int32] = [0]
+            var nextSibling: [Int32] = [0]
+            var literalState: [Int32] = []
             literalState.reserveCapacity(literals.count)
             // The root's children by class: the root has many, the other states few.
             var rootChild = [Int32](repeating: 0, count: 256)
             for literal in literals {
                 var state = 0
-                for byte in literal.text.utf8 {
-                    let cls = byteClass[Int(byte)]
-                    var child = state == 0 ? Int(rootChild[Int(cls)]) : Int(firstChild[state])
-                    if state != 0 {
-                        while child != 0 && edgeClass[child] != cls { child = Int(nextSibling[child]) }
+                // Over the contiguous bytes: iterating a small string's `utf8` view costs tens of
+                // instructions a byte.
+                var text = literal.text
+                text.withUTF8 { bytes in
+                    for byte in bytes {
+                        let cls = byteClass[Int(byte)]
+                        var child = state == 0 ? Int(rootChild[Int(cls)]) : Int(firstChild[state])
+                        if state != 0 {
+                            while child != 0 && edgeClass[child] != cls { child = Int(nextSibling[child]) }
+                        }
+                        if child == 0 {
+                            child = edgeClass.count
+                            edgeClass.append(cls)
+                            firstChild.append(0)
+                            nextSibling.append(firstChild[state])
+                            firstChild[state] = Int32(child)
+                            if state == 0 { rootChild[Int(cls)] = Int32(child) }
+                        }
+                        state = child
                     }
-                    if child == 0 {
-                        child = edgeClass.count
-                        edgeClass.append(cls)
-                        firstChild.append(0)
-                        nextSibling.append(firstChild[state])
-                        firstChild[state] = Int32(child)
-                        if state == 0 { rootChild[Int(cls)] = Int32(child) }
-                    }
-                    state = child
                 }
                 literalState.append(Int32(state))
             }
+            self.edgeClass = edgeClass
+            self.firstChild = firstChild
+            self.nextSibling = nextSibling
+            self.literalState = literalState
         }
     }
 
@@ -496,10 +512,15 @@ struct LiteralInterner {
     /// FNV-1a of the literal's bytes and flags, or nil when it is not ASCII.
     static func hash(ofASCII literal: RequiredLiteral) -> UInt64? {
         var hash: UInt64 = 0xCBF2_9CE4_8422_2325
-        for byte in literal.text.utf8 {
-            guard byte < 0x80 else { return nil }
-            hash = (hash ^ UInt64(byte)) &* 0x100_0000_01B3
+        var text = literal.text
+        let ascii = text.withUTF8 { bytes in
+            for byte in bytes {
+                guard byte < 0x80 else { return false }
+                hash = (hash ^ UInt64(byte)) &* 0x100_0000_01B3
+            }
+            return true
         }
+        guard ascii else { return nil }
         hash = (hash ^ (literal.wordStart ? 0x100 : 0) ^ (literal.wordEnd ? 0x200 : 0)) &* 0x100_0000_01B3
         // The low bits pick the slot: fold the high ones in.
         return hash ^ (hash >> 29)
