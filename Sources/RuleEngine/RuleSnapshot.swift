@@ -94,7 +94,7 @@ enum RuleSnapshot {
             "R", escape(rule.id), rule.label.rawValue, escape(rule.type?.rawValue), escape(rule.topic),
             rule.views.map(\.rawValue).joined(separator: ","), rule.severity.rawValue, rule.language.rawValue,
             rule.disabled ? "1" : "0", String(rule.location.line), escape(rule.pattern), escape(rule.note),
-            rule.keyLines.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ","),
+            rule.keyLines.entries.map { "\($0.key)=\($0.line)" }.joined(separator: ","),
             String(rule.unless.count),
         ]
         fields += rule.unless.map { escape($0) }
@@ -224,16 +224,21 @@ enum RuleSnapshot {
     }
 
     /// `key=line,key=line` (keys never hold `,`, `=` or an escape).
-    static func keyLines(from field: UnsafeBufferPointer<UInt8>) -> [String: Int]? {
-        var keyLines: [String: Int] = [:]
-        guard !field.isEmpty else { return keyLines }
-        keyLines.reserveCapacity(field.reduce(1) { $0 + ($1 == UInt8(ascii: ",") ? 1 : 0) })
+    static func keyLines(from field: UnsafeBufferPointer<UInt8>) -> KeyLines? {
+        guard !field.isEmpty else { return [:] }
+        var entries: [KeyLines.Entry] = []
+        entries.reserveCapacity(field.reduce(1) { $0 + ($1 == UInt8(ascii: ",") ? 1 : 0) })
         for pair in LiteralCache.split(field, at: UInt8(ascii: ",")) {
             guard let equals = pair.firstIndex(of: UInt8(ascii: "=")), equals > 0,
                 let line = LiteralCache.number(UnsafeBufferPointer(rebasing: pair[(equals + 1)...]), radix: 10)
             else { return nil }
-            keyLines[String(decoding: UnsafeBufferPointer(rebasing: pair[..<equals]), as: UTF8.self)] = Int(line)
+            entries.append(KeyLines.Entry(key: String(decoding: UnsafeBufferPointer(rebasing: pair[..<equals]), as: UTF8.self), line: Int(line)))
         }
+        // The writer sorts the keys; a field that is not sorted (or repeats a key) is read as a
+        // dictionary would read it, the last line of a key winning.
+        if let sorted = KeyLines(sorted: entries) { return sorted }
+        var keyLines: KeyLines = [:]
+        for entry in entries { keyLines[entry.key] = entry.line }
         return keyLines
     }
 

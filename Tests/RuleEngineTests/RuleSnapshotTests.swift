@@ -116,3 +116,35 @@ import TextNormalization
         #expect(RuleSnapshot.decode(lines.joined(separator: "\n"), for: [file]).isEmpty)
     }
 }
+
+/// `KeyLines` (a rule's key lines in one sorted array) must behave as the dictionary it replaced.
+@Suite struct KeyLinesTests {
+    @Test func setsGetsAndRemovesAsADictionaryDoes() {
+        var lines: KeyLines = [:]
+        var model: [String: Int] = [:]
+        var seed: UInt64 = 7
+        let keys = ["id", "pattern", "unless[0]", "unless[1]", "examples", "views", "note", "é", "Z"]
+        for _ in 0..<500 {
+            seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            let key = keys[Int((seed >> 33) % UInt64(keys.count))]
+            let value: Int? = (seed >> 20) % 4 == 0 ? nil : Int((seed >> 40) % 100)
+            lines[key] = value
+            model[key] = value
+            #expect(keys.allSatisfy { lines[$0] == model[$0] })
+        }
+        #expect(lines.entries.map(\.key) == model.keys.sorted())
+        #expect(lines.isEmpty == model.isEmpty)
+    }
+
+    @Test func equalityIgnoresTheOrderOfAssignment() {
+        let a: KeyLines = ["pattern": 4, "id": 3, "unless[0]": 5]
+        var b: KeyLines = [:]
+        b["unless[0]"] = 5
+        b["id"] = 3
+        b["pattern"] = 4
+        #expect(a == b && a.hashValue == b.hashValue)
+        #expect(KeyLines(sorted: [.init(key: "id", line: 3), .init(key: "pattern", line: 4), .init(key: "unless[0]", line: 5)]) == a)
+        #expect(KeyLines(sorted: [.init(key: "pattern", line: 4), .init(key: "id", line: 3)]) == nil)
+        #expect(KeyLines(sorted: [.init(key: "id", line: 3), .init(key: "id", line: 4)]) == nil)
+    }
+}
