@@ -36,6 +36,10 @@ enum RuleSnapshot {
     /// The bundled snapshot file, if any.
     static var bundledText: String? { BundledResources.text(at: bundledPath) }
 
+    /// The bundled rule files' rules from the bundled snapshot, decoded once (by the first load of
+    /// the bundled rules, or earlier on another thread: `CompiledRuleSet.startDecodingBundled()`).
+    static let bundled: [String: [Rule]] = bundledRules(for: RuleSource.bundled.ruleFiles().files)
+
     /// The rules of each bundled file whose snapshot entry is current (by file name).
     ///
     /// The files' fingerprints were computed when the binary was built (`EmbedResources`): hashing

@@ -50,6 +50,13 @@ import TextNormalization
         #expect(BundledResources.fingerprint(at: "rules/no-such-file.yaml") == nil)
     }
 
+    /// What loading uses (decoded once, maybe on a warm-up thread) is the decoding of the files.
+    @Test func theSnapshotDecodedOnceIsThatOfTheBundledFiles() throws {
+        CompiledRuleSet.startDecodingBundled()
+        #expect(RuleSnapshot.bundled == RuleSnapshot.bundledRules(for: Self.bundledFiles))
+        #expect(try CompiledRuleSet.load(from: .bundled).rules.count == RuleSnapshot.bundled.values.reduce(0) { $0 + $1.count })
+    }
+
     @Test func theBundledSnapshotIsCurrent() throws {
         let fresh = try CompiledRuleSet.ruleSnapshotText(of: Self.bundledFiles)
         #expect(RuleSnapshot.bundledText == fresh, "Resources/rules/rules-snapshot.tsv is stale: \(Self.regenerate)")
