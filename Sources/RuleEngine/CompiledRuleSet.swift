@@ -72,8 +72,10 @@ public final class CompiledRuleSet: Sendable {
     /// once whichever thread asks first), so what it returns is the same.
     public static func startDecodingBundled() {
         DispatchQueue.global(qos: .userInitiated).async {
-            _ = RuleSnapshot.bundled
+            // The literal cache first: loading needs the snapshot first, and waits for it anyway,
+            // but finds the cache ready instead of waiting a second time.
             _ = LiteralCache.bundled
+            _ = RuleSnapshot.bundled
         }
     }
 
