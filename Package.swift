@@ -67,7 +67,16 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        .executableTarget(name: "safegate", dependencies: ["SafeGateCLI"]),
+        // Release builds link the Swift runtime and Foundation statically: loading and relocating
+        // their shared libraries was 6 ms of the 10 ms a process took to reach main (issue 7, time
+        // to first result; DEVELOPERS.md "Building"). Compiling main.swift with the flag too makes
+        // its `import Foundation` name the static Foundation's own libraries for the linker.
+        // Debug builds, and so the tests, stay dynamic.
+        .executableTarget(
+            name: "safegate", dependencies: ["SafeGateCLI"],
+            swiftSettings: [.unsafeFlags(["-static-stdlib"], .when(configuration: .release))],
+            linkerSettings: [.unsafeFlags(["-static-stdlib"], .when(configuration: .release))]
+        ),
         // Fuzz targets over FuzzHarness: libFuzzer with -DFUZZING (Scripts/fuzz), else a replay tool.
         .executableTarget(name: "SafeGateFuzz", dependencies: ["SafeGateCLI"]),
 
@@ -82,7 +91,9 @@ let package = Package(
         // MARK: Tests, one target per module plus the command line.
         .testTarget(name: "SafetyCoreTests", dependencies: ["SafetyCore"]),
         .testTarget(name: "TextNormalizationTests", dependencies: ["TextNormalization", "SafetyCore"]),
-        .testTarget(name: "RuleEngineTests", dependencies: ["RuleEngine", "TextNormalization", "Resilience"], exclude: ["Fixtures"]),
+        .testTarget(
+            name: "RuleEngineTests", dependencies: ["RuleEngine", "TextNormalization", "Resilience", "SafeGateResources"],
+            exclude: ["Fixtures"]),
         .testTarget(
             name: "SafetyClassifierTests",
             dependencies: ["SafetyClassifier", "RuleEngine", "SafetyCore", "TextNormalization"]

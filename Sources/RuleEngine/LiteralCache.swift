@@ -36,14 +36,13 @@ enum LiteralCache {
         var length: Int
 
         init(_ pattern: String) {
-            var hash: UInt64 = 0xCBF2_9CE4_8422_2325
-            var length = 0
-            for byte in pattern.utf8 {
-                hash = (hash ^ UInt64(byte)) &* 0x100_0000_01B3
-                length += 1
+            // Over the contiguous UTF-8 (every bundled pattern, 325 KB, is hashed at start-up).
+            var pattern = pattern
+            self = pattern.withUTF8 { bytes in
+                var hash: UInt64 = 0xCBF2_9CE4_8422_2325
+                for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01B3 }
+                return Key(hash: hash, length: bytes.count)
             }
-            self.hash = hash
-            self.length = length
         }
 
         init(hash: UInt64, length: Int) {
@@ -98,6 +97,7 @@ enum LiteralCache {
         var text = text
         return text.withUTF8 { bytes in
             var entries: [Key: Entry] = [:]
+            entries.reserveCapacity(bytes.reduce(0) { $0 + ($1 == 0x0A ? 1 : 0) })
             var position = 0
             while position < bytes.count {
                 let start = position
@@ -128,6 +128,7 @@ enum LiteralCache {
         guard fields.count >= 2 else { return nil }
         if fields.count == 2 && fields[1].count == 1 && fields[1][0] == UInt8(ascii: "-") { return (key, entry) }
         var groups: [[RequiredLiteral]] = []
+        groups.reserveCapacity(fields.count - 1)
         for field in fields.dropFirst() {
             guard let literals = decodeList(field) else { return nil }
             groups.append(literals)
@@ -139,9 +140,14 @@ enum LiteralCache {
     /// `literal,literal…`: nil when empty or when one does not decode.
     static func decodeList(_ field: UnsafeBufferPointer<UInt8>) -> [RequiredLiteral]? {
         var literals: [RequiredLiteral] = []
-        for part in split(field, at: UInt8(ascii: ",")) where !part.isEmpty {
-            guard let literal = decode(part) else { return nil }
-            literals.append(literal)
+        literals.reserveCapacity(field.reduce(1) { $0 + ($1 == UInt8(ascii: ",") ? 1 : 0) })
+        var start = 0
+        for end in 0...field.count where end == field.count || field[end] == UInt8(ascii: ",") {
+            if end > start {
+                guard let literal = decode(UnsafeBufferPointer(rebasing: field[start..<end])) else { return nil }
+                literals.append(literal)
+            }
+            start = end + 1
         }
         return literals.isEmpty ? nil : literals
     }
@@ -153,6 +159,12 @@ enum LiteralCache {
         if wordStart { lower += 1 }
         let wordEnd = lower < upper && field[upper - 1] == UInt8(ascii: "$")
         if wordEnd { upper -= 1 }
+        guard lower < upper else { return nil }
+        // Most literals are plain letters: no copy to decode.
+        if !field[lower..<upper].contains(UInt8(ascii: "%")) {
+            let text = String(decoding: UnsafeBufferPointer(rebasing: field[lower..<upper]), as: UTF8.self)
+            return RequiredLiteral(text: text, wordStart: wordStart, wordEnd: wordEnd)
+        }
         var bytes: [UInt8] = []
         bytes.reserveCapacity(upper - lower)
         var index = lower

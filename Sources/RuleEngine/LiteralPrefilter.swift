@@ -55,24 +55,25 @@ struct LiteralPrefilter: Sendable {
     /// Byte length and boundary flags (1: word start, 2: word end) of each literal.
     /// Per literal: its byte length (low 16 bits), boundary flags (bits 16–17: word start, word
     /// end) and whether it belongs to an anchor (bit 18), in one word for the scan's inner loop.
-    private let literalInfo: [UInt32]
-    /// Byte → input class (0: a byte that occurs in no literal; capitals have their small letter's
-    /// class) in the low byte, and the runs it extends (`RunStats.runKinds`) in the high byte: one
-    /// load per byte for both.
+    let literalInfo: [UInt32]
+    /// Byte → input class of the literals' bytes (0: a byte that occurs in no literal).
+    let byteClass: [UInt8]
+    /// What the scan reads of a byte: its class (capitals have their small letter's class) in the
+    /// low byte, and the runs it extends (`RunStats.runKinds`) in the high byte: one load for both.
     private let byteFacts: [UInt16]
-    private let classCount: Int
+    let classCount: Int
     /// `transitions[state * classCount + class]` → next state, with the top bit set when that
     /// state recognises a literal: 16 bits per entry while the automaton has under 32,768 states
     /// (the table is then half the size, and the scan's cache misses with it), else 32.
-    private let compactTransitions: [UInt16]?
-    private let wideTransitions: [UInt32]?
+    let compactTransitions: [UInt16]?
+    let wideTransitions: [UInt32]?
     /// The literal ids recognised on entering each state (its own and its suffixes').
-    private let outputStart: [Int32]
-    private let outputIDs: [Int32]
+    let outputStart: [Int32]
+    let outputIDs: [Int32]
     /// For each literal, the rules whose first group holds it:
     /// `postingRules[postingStart[literal]..<postingStart[literal + 1]]`.
-    private let postingStart: [Int32]
-    private let postingRules: [Int32]
+    let postingStart: [Int32]
+    let postingRules: [Int32]
     /// Rules without a requirement (always searched), as a bit set.
     let alwaysSearched: [UInt64]
     let ruleCount: Int
@@ -83,16 +84,17 @@ struct LiteralPrefilter: Sendable {
 
     var literalCount: Int { literals.count }
 
+    /// Builds the prefilter of a rule set; `requirements[i]` and `anchors[i]` belong to its rule `i`.
+    ///
+    /// This runs at every start (about 20,000 literal references, 16,000 automaton states for the
+    /// bundled rules), so it works over bytes and flat arrays: literals are interned by a hash of
+    /// their bytes (`LiteralInterner`), postings and outputs are laid out by counting, and the
+    /// automaton is built from a trie of sibling lists (`automaton`). `PrefilterConstructionTests`
+    /// compares the result with a textbook construction, entry by entry.
     init(requirements: [[[RequiredLiteral]]?], anchors: [Anchor?] = []) {
-        var literals: [RequiredLiteral] = []
-        var idByLiteral: [RequiredLiteral: Int] = [:]
-        func id(of literal: RequiredLiteral) -> Int {
-            if let id = idByLiteral[literal] { return id }
-            idByLiteral[literal] = literals.count
-            literals.append(literal)
-            return literals.count - 1
-        }
+        var interner = LiteralInterner()
         var ruleGroups: [[Range<Int>]?] = []
+        ruleGroups.reserveCapacity(requirements.count)
         var groupMembers: [Int] = []
         for requirement in requirements {
             guard let requirement, !requirement.isEmpty else {
@@ -100,20 +102,24 @@ struct LiteralPrefilter: Sendable {
                 continue
             }
             var ranges: [Range<Int>] = []
+            ranges.reserveCapacity(requirement.count)
             for group in requirement {
                 let start = groupMembers.count
-                for literal in group { groupMembers.append(id(of: literal)) }
+                for literal in group { groupMembers.append(interner.id(of: literal)) }
                 ranges.append(start..<groupMembers.count)
             }
             ruleGroups.append(ranges)
         }
         var anchorLiterals: [[Int32]?] = []
         var anchorPrefix: [LengthBound] = []
+        anchorLiterals.reserveCapacity(requirements.count)
+        anchorPrefix.reserveCapacity(requirements.count)
         for rule in requirements.indices {
             let anchor = rule < anchors.count ? anchors[rule] : nil
-            anchorLiterals.append(anchor.map { $0.literals.map { Int32(id(of: $0)) } })
+            anchorLiterals.append(anchor.map { $0.literals.map { Int32(interner.id(of: $0)) } })
             anchorPrefix.append(anchor?.prefix ?? LengthBound())
         }
+        let literals = interner.literals
         var isAnchorLiteral = [Bool](repeating: false, count: literals.count)
         for ids in anchorLiterals { for id in ids ?? [] { isAnchorLiteral[Int(id)] = true } }
         self.anchorLiterals = anchorLiterals
@@ -122,21 +128,37 @@ struct LiteralPrefilter: Sendable {
         self.ruleGroups = ruleGroups
         self.groupMembers = groupMembers
         ruleCount = requirements.count
-        var postings = [[Int32]](repeating: [], count: literals.count)
+
+        // Postings: each literal's rules (those whose first group holds it, each once, in rule
+        // order), counted first and then laid out in one array.
         var always = [UInt64](repeating: 0, count: RuleBits.words(for: requirements.count))
+        var postingStart = [Int32](repeating: 0, count: literals.count + 1)
+        var lastRule = [Int32](repeating: -1, count: literals.count)
         for (rule, groups) in ruleGroups.enumerated() {
             guard let first = groups?.first else {
                 always[rule >> 6] |= 1 << UInt64(rule & 63)
                 continue
             }
-            for member in first where postings[groupMembers[member]].last != Int32(rule) {
-                postings[groupMembers[member]].append(Int32(rule))
+            for member in first where lastRule[groupMembers[member]] != Int32(rule) {
+                lastRule[groupMembers[member]] = Int32(rule)
+                postingStart[groupMembers[member] + 1] += 1
             }
         }
-        var postingStart: [Int32] = [0]
-        for rules in postings { postingStart.append(postingStart.last! + Int32(rules.count)) }
+        for literal in literals.indices { postingStart[literal + 1] += postingStart[literal] }
+        var postingRules = [Int32](repeating: 0, count: Int(postingStart[literals.count]))
+        var nextPosting = postingStart
+        for index in lastRule.indices { lastRule[index] = -1 }
+        for (rule, groups) in ruleGroups.enumerated() {
+            guard let first = groups?.first else { continue }
+            for member in first where lastRule[groupMembers[member]] != Int32(rule) {
+                let literal = groupMembers[member]
+                lastRule[literal] = Int32(rule)
+                postingRules[Int(nextPosting[literal])] = Int32(rule)
+                nextPosting[literal] += 1
+            }
+        }
         self.postingStart = postingStart
-        postingRules = postings.flatMap { $0 }
+        self.postingRules = postingRules
         alwaysSearched = always
         literalInfo = literals.indices.map { id in
             let literal = literals[id]
@@ -148,9 +170,12 @@ struct LiteralPrefilter: Sendable {
         var byteClass = [UInt8](repeating: 0, count: 256)
         var classes = 1
         for literal in literals {
-            for byte in literal.text.utf8 where byteClass[Int(byte)] == 0 {
-                byteClass[Int(byte)] = UInt8(truncatingIfNeeded: classes)
-                classes += 1
+            var text = literal.text
+            text.withUTF8 { bytes in
+                for byte in bytes where byteClass[Int(byte)] == 0 {
+                    byteClass[Int(byte)] = UInt8(truncatingIfNeeded: classes)
+                    classes += 1
+                }
             }
         }
         // Literals are ASCII (at most 128 classes), so classes fit in a byte. The scan reads capitals
@@ -158,89 +183,169 @@ struct LiteralPrefilter: Sendable {
         var scanClass = byteClass
         for capital in UInt8(ascii: "A")...UInt8(ascii: "Z") { scanClass[Int(capital)] = byteClass[Int(capital | 0x20)] }
         byteFacts = (0..<256).map { UInt16(scanClass[$0]) | UInt16(RunStats.runKinds[$0]) << 8 }
+        self.byteClass = byteClass
         classCount = classes
 
-        // One state per distinct prefix of a literal, plus the root: counted first, so the table is
-        // allocated once, at its final size and width.
-        let texts = literals.map { Array($0.text.utf8) }.sorted { $0.lexicographicallyPrecedes($1) }
-        var stateCount = 1
-        for index in texts.indices {
-            var common = 0
-            if index > 0 {
-                let previous = texts[index - 1], text = texts[index]
-                while common < min(previous.count, text.count) && previous[common] == text[common] { common += 1 }
-            }
-            stateCount += texts[index].count - common
-        }
-        let outputs: [[Int32]]
-        if stateCount < 0x8000 {
-            let built = Self.automaton(literals, byteClass: byteClass, classes: classes, stateCount: stateCount, outputFlag: UInt16(0x8000))
-            compactTransitions = built.table
+        // The trie first (it counts the states, so the table is allocated once, at its final size
+        // and width), then the automaton.
+        let trie = Trie(literals, byteClass: byteClass)
+        let built: (outputStart: [Int32], outputIDs: [Int32])
+        if trie.stateCount < 0x8000 {
+            let automaton = Self.automaton(trie, classes: classes, outputFlag: UInt16(0x8000))
+            compactTransitions = automaton.table
             wideTransitions = nil
-            outputs = built.outputs
+            built = (automaton.outputStart, automaton.outputIDs)
         } else {
-            let built = Self.automaton(literals, byteClass: byteClass, classes: classes, stateCount: stateCount, outputFlag: UInt32(0x8000_0000))
+            let automaton = Self.automaton(trie, classes: classes, outputFlag: UInt32(0x8000_0000))
             compactTransitions = nil
-            wideTransitions = built.table
-            outputs = built.outputs
+            wideTransitions = automaton.table
+            built = (automaton.outputStart, automaton.outputIDs)
         }
-        var outputStart: [Int32] = [0]
-        for ids in outputs { outputStart.append(outputStart.last! + Int32(ids.count)) }
-        self.outputStart = outputStart
-        outputIDs = outputs.flatMap { $0 }
+        outputStart = built.outputStart
+        outputIDs = built.outputIDs
     }
 
-    /// The Aho–Corasick automaton as a full transition table (`table[state * classes + class]`,
-    /// the top bit set on entries leading to a state that recognises a literal) and each state's
-    /// literals. The trie is built in the table itself (0, the root, stands for "no edge": no edge
-    /// leads back to the root), then a breadth-first pass sets failure links and fills every
-    /// missing entry from the failure state's row. Class 0 (bytes in no literal) leads to the root.
-    private static func automaton<Entry: FixedWidthInteger & UnsignedInteger>(
-        _ literals: [RequiredLiteral], byteClass: [UInt8], classes: Int, stateCount: Int, outputFlag: Entry
-    ) -> (table: [Entry], outputs: [[Int32]]) {
-        var table = [Entry](repeating: 0, count: stateCount * classes)
-        var outputs = [[Int32]](repeating: [], count: stateCount)
-        table.withUnsafeMutableBufferPointer { table in
-            var created = 1
-            for (id, literal) in literals.enumerated() {
+    /// The trie of the literals' bytes (as input classes): state 0 is the root, and states are
+    /// numbered in the order the literals create them. Each state's children are a list through
+    /// `nextSibling`, so the trie costs a few arrays of one entry per state.
+    struct Trie {
+        /// The class of the edge into each state (0 for the root).
+        let edgeClass: [UInt8]
+        let firstChild: [Int32]
+        let nextSibling: [Int32]
+        /// The state each literal ends in.
+        let literalState: [Int32]
+
+        var stateCount: Int { edgeClass.count }
+
+        init(_ literals: [RequiredLiteral], byteClass: [UInt8]) {
+            var edgeClass: [UInt8] = [0]
+            var firstChild: [Int32] = [0]
+            var nextSibling: [Int32] = [0]
+            var literalState: [Int32] = []
+            literalState.reserveCapacity(literals.count)
+            // The root's children by class: the root has many, the other states few.
+            var rootChild = [Int32](repeating: 0, count: 256)
+            for literal in literals {
                 var state = 0
-                for byte in literal.text.utf8 {
-                    let slot = state * classes + Int(byteClass[Int(byte)])
-                    if table[slot] == 0 {
-                        table[slot] = Entry(created)
-                        created += 1
-                    }
-                    state = Int(table[slot])
-                }
-                outputs[state].append(Int32(id))
-            }
-            var fail = [Int](repeating: 0, count: stateCount)
-            var queue: [Int] = []
-            queue.reserveCapacity(stateCount)
-            for cls in 1..<max(classes, 1) where table[cls] != 0 { queue.append(Int(table[cls])) }
-            var head = 0
-            while head < queue.count {
-                let state = queue[head]
-                head += 1
-                let failState = fail[state]
-                if !outputs[failState].isEmpty {
-                    outputs[state] += outputs[failState].filter { !outputs[state].contains($0) }
-                }
-                let row = state * classes
-                let failRow = failState * classes
-                for cls in 1..<classes {
-                    let child = table[row + cls]
-                    if child != 0 {
-                        fail[Int(child)] = Int(table[failRow + cls])
-                        queue.append(Int(child))
-                    } else {
-                        table[row + cls] = table[failRow + cls]
+                // Over the contiguous bytes: iterating a small string's `utf8` view costs tens of
+                // instructions a byte.
+                var text = literal.text
+                text.withUTF8 { bytes in
+                    for byte in bytes {
+                        let cls = byteClass[Int(byte)]
+                        var child = state == 0 ? Int(rootChild[Int(cls)]) : Int(firstChild[state])
+                        if state != 0 {
+                            while child != 0 && edgeClass[child] != cls { child = Int(nextSibling[child]) }
+                        }
+                        if child == 0 {
+                            child = edgeClass.count
+                            edgeClass.append(cls)
+                            firstChild.append(0)
+                            nextSibling.append(firstChild[state])
+                            firstChild[state] = Int32(child)
+                            if state == 0 { rootChild[Int(cls)] = Int32(child) }
+                        }
+                        state = child
                     }
                 }
+                literalState.append(Int32(state))
             }
-            for index in 0..<table.count where !outputs[Int(table[index])].isEmpty { table[index] |= outputFlag }
+            self.edgeClass = edgeClass
+            self.firstChild = firstChild
+            self.nextSibling = nextSibling
+            self.literalState = literalState
         }
-        return (table, outputs)
+    }
+
+    /// The Aho–Corasick automaton of `trie` as a full transition table (`table[state * classes +
+    /// class]`, the top bit set on entries leading to a state that recognises a literal) and each
+    /// state's literals (`outputIDs[outputStart[state]..<outputStart[state + 1]]`: its own, in
+    /// literal order, then its failure state's). Class 0 (bytes in no literal) leads to the root.
+    ///
+    /// Breadth first, each state's row is its failure state's row (already complete, flags
+    /// included) with the state's own edges written over it; a child's failure state is the entry
+    /// its class had in that copied row. So every entry is written once, most of them by a row copy.
+    private static func automaton<Entry: FixedWidthInteger & UnsignedInteger>(
+        _ trie: Trie, classes: Int, outputFlag: Entry
+    ) -> (table: [Entry], outputStart: [Int32], outputIDs: [Int32]) {
+        let stateCount = trie.stateCount
+        // Own literals per state, in literal order (counting sort of `literalState`).
+        var ownStart = [Int32](repeating: 0, count: stateCount + 1)
+        for state in trie.literalState { ownStart[Int(state) + 1] += 1 }
+        for state in 0..<stateCount { ownStart[state + 1] += ownStart[state] }
+        var ownIDs = [Int32](repeating: 0, count: trie.literalState.count)
+        var nextOwn = ownStart
+        for (id, state) in trie.literalState.enumerated() {
+            ownIDs[Int(nextOwn[Int(state)])] = Int32(id)
+            nextOwn[Int(state)] += 1
+        }
+
+        // Every state's literals (own, then the failure state's not already there), in
+        // breadth-first order in `merged`; then laid out by state.
+        var mergedStart = [Int32](repeating: 0, count: stateCount)
+        var mergedCount = [Int32](repeating: 0, count: stateCount)
+        var merged: [Int32] = []
+        merged.reserveCapacity(ownIDs.count * 2)
+        var fail = [Int32](repeating: 0, count: stateCount)
+        var queue = [Int32](repeating: 0, count: stateCount)
+        var queued = 0
+
+        let table = [Entry](unsafeUninitializedCapacity: stateCount * classes) { table, initialized in
+            func recordOutputs(of state: Int) {
+                let own = Int(ownStart[state])..<Int(ownStart[state + 1])
+                let failState = Int(fail[state])
+                let inherited = Int(mergedStart[failState])..<Int(mergedStart[failState] + mergedCount[failState])
+                mergedStart[state] = Int32(merged.count)
+                for k in own { merged.append(ownIDs[k]) }
+                if state != 0 {
+                    for k in inherited where !ownIDs[own].contains(merged[k]) { merged.append(merged[k]) }
+                }
+                mergedCount[state] = Int32(merged.count) - mergedStart[state]
+            }
+            // The root: a row of edges back to itself, then its children.
+            recordOutputs(of: 0)
+            let rootFlag = mergedCount[0] > 0 ? outputFlag : 0
+            for cls in 0..<classes { table[cls] = rootFlag }
+            var child = Int(trie.firstChild[0])
+            while child != 0 {
+                fail[child] = 0
+                recordOutputs(of: child)
+                table[Int(trie.edgeClass[child])] = Entry(child) | (mergedCount[child] > 0 ? outputFlag : 0)
+                queue[queued] = Int32(child)
+                queued += 1
+                child = Int(trie.nextSibling[child])
+            }
+            var head = 0
+            while head < queued {
+                let state = Int(queue[head])
+                head += 1
+                let row = state * classes
+                let failRow = Int(fail[state]) * classes
+                (table.baseAddress! + row).initialize(from: table.baseAddress! + failRow, count: classes)
+                var child = Int(trie.firstChild[state])
+                while child != 0 {
+                    let slot = row + Int(trie.edgeClass[child])
+                    fail[child] = Int32(table[slot] & ~outputFlag)
+                    recordOutputs(of: child)
+                    table[slot] = Entry(child) | (mergedCount[child] > 0 ? outputFlag : 0)
+                    queue[queued] = Int32(child)
+                    queued += 1
+                    child = Int(trie.nextSibling[child])
+                }
+            }
+            initialized = stateCount * classes
+        }
+
+        var outputStart = [Int32](repeating: 0, count: stateCount + 1)
+        for state in 0..<stateCount { outputStart[state + 1] = outputStart[state] + mergedCount[state] }
+        var outputIDs = [Int32](repeating: 0, count: Int(outputStart[stateCount]))
+        for state in 0..<stateCount where mergedCount[state] > 0 {
+            for k in 0..<Int(mergedCount[state]) {
+                outputIDs[Int(outputStart[state]) + k] = merged[Int(mergedStart[state]) + k]
+            }
+        }
+        return (table, outputStart, outputIDs)
     }
 
     /// Whether rule `index` may match a view whose literals are `found`.
@@ -411,5 +516,76 @@ struct LiteralPrefilter: Sendable {
             if end < bytes.count && LiteralAnalysis.isWordByte(bytes[end]) { return false }
         }
         return true
+    }
+}
+
+/// Gives each distinct literal an id, in the order literals first appear.
+///
+/// The prefilter interns some 20,000 literal references at every start; hashing their bytes
+/// (FNV-1a) into an open-addressed table costs a fraction of `Hasher` over `String`s. Two ASCII
+/// strings are equal exactly when their bytes are, so this agrees with `RequiredLiteral`'s `==`;
+/// should a literal not be ASCII (the analysis never makes one, but a cache file could), interning
+/// goes on with a `Dictionary`, which compares as `String` does.
+struct LiteralInterner {
+    private(set) var literals: [RequiredLiteral] = []
+    /// Each literal's hash, by id.
+    private var hashes: [UInt64] = []
+    /// Open addressing over ids; -1 is an empty slot. The count is a power of two.
+    private var slots = [Int32](repeating: -1, count: 1024)
+    /// Set once a literal that is not ASCII has been seen.
+    private var fallback: [RequiredLiteral: Int]?
+
+    /// The id of `literal`, a new one when it was not seen before.
+    mutating func id(of literal: RequiredLiteral) -> Int {
+        if fallback == nil, let hash = Self.hash(ofASCII: literal) {
+            let mask = slots.count - 1
+            var slot = Int(truncatingIfNeeded: hash) & mask
+            while slots[slot] >= 0 {
+                let id = Int(slots[slot])
+                if hashes[id] == hash && literals[id] == literal { return id }
+                slot = (slot + 1) & mask
+            }
+            let id = literals.count
+            literals.append(literal)
+            hashes.append(hash)
+            slots[slot] = Int32(id)
+            if literals.count * 2 > slots.count { grow() }
+            return id
+        }
+        if fallback == nil {
+            fallback = Dictionary(literals.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
+        }
+        if let id = fallback?[literal] { return id }
+        let id = literals.count
+        literals.append(literal)
+        fallback?[literal] = id
+        return id
+    }
+
+    private mutating func grow() {
+        slots = [Int32](repeating: -1, count: slots.count * 2)
+        let mask = slots.count - 1
+        for (id, hash) in hashes.enumerated() {
+            var slot = Int(truncatingIfNeeded: hash) & mask
+            while slots[slot] >= 0 { slot = (slot + 1) & mask }
+            slots[slot] = Int32(id)
+        }
+    }
+
+    /// FNV-1a of the literal's bytes and flags, or nil when it is not ASCII.
+    static func hash(ofASCII literal: RequiredLiteral) -> UInt64? {
+        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
+        var text = literal.text
+        let ascii = text.withUTF8 { bytes in
+            for byte in bytes {
+                guard byte < 0x80 else { return false }
+                hash = (hash ^ UInt64(byte)) &* 0x100_0000_01B3
+            }
+            return true
+        }
+        guard ascii else { return nil }
+        hash = (hash ^ (literal.wordStart ? 0x100 : 0) ^ (literal.wordEnd ? 0x200 : 0)) &* 0x100_0000_01B3
+        // The low bits pick the slot: fold the high ones in.
+        return hash ^ (hash >> 29)
     }
 }

@@ -11,28 +11,36 @@ struct PatternError: Error, Sendable, Hashable {
     var code: Int32 = 0
 }
 
-/// One PCRE2 pattern, compiled at load or at first use, JIT-compiled on first use; frees its code
-/// in `deinit`.
+/// One PCRE2 pattern, compiled at load or at first use, each of its two codes (UTF and bytes)
+/// JIT-compiled before its first search; frees its code in `deinit`.
 ///
 /// `@unchecked Sendable`: `code` is either compiled in `init` (`init(_:)`, which checks the pattern
 /// and throws), before the object is shared, or left `nil` (`init(deferred:)`) and compiled by the
-/// first `prepare()`. Nobody matches with it until `prepare()` has, under the `preparing` mutex,
-/// compiled it when deferred (or recorded why it does not compile in `compileError`), JIT-compiled
-/// it and built the bytes twin, and published all of that with a release store to `prepared`; every
-/// reader does an acquiring load of `prepared` (inside `prepare()`) before it reads `code`,
-/// `compileError`, `bytesCode` or `jitCompiled`, so those plain stored properties are written
-/// once, before the release, and only read after the acquire (no data race, and TSan sees the
-/// atomic pair and the mutex). Afterwards the `pcre2_code`s are never modified, and PCRE2 documents
-/// compiled code as safe to use from many threads at once as long as each thread has its own match
-/// data, which `MatchResources` provides. The guarded twin is compiled the same way, under its own
-/// mutex, before it is first handed out.
+/// first `compile()`. Nobody matches with it until `compile()` has, under the `preparing` mutex,
+/// compiled it when deferred (or recorded why it does not compile in `compileError`) and built the
+/// bytes twin, and published that with a release store to `compiled`; and until `jit(_:)` has, under
+/// the same mutex, JIT-compiled the code the search uses and published that with a release store
+/// to `utfJIT` or `bytesJIT`. Every reader does the acquiring load of `compiled` (inside
+/// `compile()`) before it reads `code`, `compileError` or `bytesCode`, and of the code's JIT flag
+/// (inside `jit(_:)`) before it matches with that code or reads `jitCompiled`; so those plain stored
+/// properties, and the JIT data PCRE2 attaches to a code, are written once, before the release,
+/// and only used after the acquire (no data race, and TSan sees the atomic pairs and the mutex).
+/// Afterwards the `pcre2_code`s are never modified, and PCRE2 documents compiled code as safe to
+/// use from many threads at once as long as each thread has its own match data, which
+/// `MatchResources` provides. The guarded twin is compiled the same way, under its own mutex,
+/// before it is first handed out.
 ///
 /// JIT compilation is deferred because it is most of the cost of loading a rule set (about three
 /// quarters of compiling, measured with callgrind), and most rules are never searched for a given
-/// prompt: the literal prefilter rules them out. The bundled rules defer `pcre2_compile` too (they
-/// are checked by the tests and by `rules test` / `rules lint`, which compile at load): a bundled
-/// pattern that does not compile at first use makes every search of it a `.failure`, which the
-/// classifier reports (fail closed), never a crash or a silent pass.
+/// prompt: the literal prefilter rules them out. Each code is JIT-compiled on its own because a
+/// search uses one of them (pure-ASCII views the bytes twin, others the UTF code): a first prompt
+/// in ASCII does not pay for JIT-compiling the UTF code of every rule it searches (about half of the
+/// time to classify it). Either way a code is JIT-compiled before it is first matched, so every
+/// search runs where it ran before (the JIT, or the interpreter when the JIT refuses the pattern).
+/// The bundled rules defer `pcre2_compile` too (they are checked by the tests and by `rules test` /
+/// `rules lint`, which compile at load): a bundled pattern that does not compile at first use makes
+/// every search of it a `.failure`, which the classifier reports (fail closed), never a crash or a
+/// silent pass.
 final class CompiledPattern: @unchecked Sendable {
     /// Compile options: UTF-8 with Unicode properties for `\w`, `\b`, `\d` and case, caseless;
     /// `\C` is refused (it could split a character).
@@ -41,24 +49,28 @@ final class CompiledPattern: @unchecked Sendable {
         UInt32(PCRE2_UTF) | UInt32(PCRE2_UCP) | UInt32(PCRE2_CASELESS) | UInt32(PCRE2_NEVER_BACKSLASH_C) | UInt32(PCRE2_USE_OFFSET_LIMIT)
 
     let source: String
-    /// The compiled pattern; `nil` until `prepare()` for a deferred pattern, and for good when it
+    /// The compiled pattern; `nil` until `compile()` for a deferred pattern, and for good when it
     /// does not compile (then `compileError` says why).
     fileprivate var code: OpaquePointer?
-    /// Why a deferred pattern did not compile at its first use. Set by `prepare()`.
+    /// Why a deferred pattern did not compile at its first use. Set by `compile()`.
     private var compileError: PatternError?
     /// The same pattern with a callout before every item, for long subjects: the callout checks a
     /// deadline, so a search on a long subject can be stopped in the middle (see `shim.h`).
     /// Compiled on first use (long subjects are rare, and loading should stay quick).
     private let guardedCode = Mutex<GuardedCode>(.notCompiled)
-    /// 1 once `prepare()` has run: `code` (or `compileError`), `bytesCode`, `jitCompiled` and
+    /// 1 once `compile()` has run: `code` (or `compileError`), `bytesCode` and
     /// `storedMinimumLength` are then set for good.
-    private let prepared = Atomic<Int>(0)
+    private let compiled = Atomic<Int>(0)
+    /// 1 once the UTF code has been offered to the JIT (`jitCompiled` then says whether it took it).
+    private let utfJIT = Atomic<Int>(0)
+    /// 1 once the bytes twin has been offered to the JIT.
+    private let bytesJIT = Atomic<Int>(0)
     private let preparing = Mutex<Void>(())
     /// The same pattern compiled for bytes (no UTF, no UCP), for subjects that are pure ASCII: there
     /// it matches exactly what the UTF code matches (every character is one byte, `\w`, `\b`, `\s`
     /// and case agree on ASCII, and a non-ASCII pattern character can match no ASCII byte, with or
     /// without UTF), and PCRE2 runs it about 2.6 times as fast. `nil` when it does not compile
-    /// (`\x{100}` and above). Set by `prepare()`.
+    /// (`\x{100}` and above). Set by `compile()`.
     fileprivate var bytesCode: OpaquePointer?
     private var jitCompiled = false
     private var storedMinimumLength = 0
@@ -72,7 +84,7 @@ final class CompiledPattern: @unchecked Sendable {
         }
     }
 
-    /// Keeps `pattern` to compile at its first use (`prepare()`): for patterns checked elsewhere
+    /// Keeps `pattern` to compile at its first use (`compile()`): for patterns checked elsewhere
     /// (the bundled rules), where compiling every pattern at load would be most of the start-up.
     init(deferred pattern: String) {
         source = pattern
@@ -93,53 +105,91 @@ final class CompiledPattern: @unchecked Sendable {
     /// PCRE2's lower bound on the length of any match, in characters (0 for a pattern that does not
     /// compile).
     var minimumLength: Int {
-        prepare()
+        compile()
         return storedMinimumLength
     }
 
     /// Why the pattern does not compile, or `nil` when it does; compiles a deferred pattern now.
     var patternError: PatternError? {
-        prepare()
+        compile()
         return compileError
     }
 
-    /// Compiles a deferred pattern, JIT-compiles the code and builds the bytes twin, once; cheap
-    /// after the first call. Never fails: a pattern that does not compile keeps `code` nil, and
-    /// every search of it reports a failure.
-    @inline(__always)
+    /// Compiles and JIT-compiles everything now (for a warm start: `CompiledRuleSet.prepareAll`).
     func prepare() {
-        if prepared.load(ordering: .acquiring) == 1 { return }
+        jit(.utf)
+        jit(.bytes)
+    }
+
+    /// The two codes of a pattern.
+    enum Code {
+        /// UTF-8 with Unicode properties: any view.
+        case utf
+        /// The bytes twin: pure-ASCII views.
+        case bytes
+    }
+
+    /// Compiles a deferred pattern and builds the bytes twin, once; cheap after the first call.
+    /// Never fails: a pattern that does not compile keeps `code` nil, and every search of it
+    /// reports a failure.
+    @inline(__always)
+    func compile() {
+        if compiled.load(ordering: .acquiring) == 1 { return }
         preparing.withLock { _ in
-            guard prepared.load(ordering: .acquiring) == 0 else { return }
+            guard compiled.load(ordering: .acquiring) == 0 else { return }
             if code == nil {
                 switch Self.compile(source) {
                 case .success(let compiled): code = compiled
                 case .failure(let error): compileError = error
                 }
             }
-            guard let code else {
-                prepared.store(1, ordering: .releasing)
-                return
+            if let code {
+                var length: UInt32 = 0
+                _ = pcre2_pattern_info_8(code, UInt32(PCRE2_INFO_MINLENGTH), &length)
+                storedMinimumLength = Int(length)
+                var errorCode: Int32 = 0
+                var errorOffset = 0
+                let bytes = Array(source.utf8)
+                bytesCode = bytes.withUnsafeBufferPointer { buffer in
+                    pcre2_compile_8(buffer.baseAddress, buffer.count, Self.bytesOptions, &errorCode, &errorOffset, nil)
+                }
             }
-            var length: UInt32 = 0
-            _ = pcre2_pattern_info_8(code, UInt32(PCRE2_INFO_MINLENGTH), &length)
-            storedMinimumLength = Int(length)
-            jitCompiled = pcre2_jit_compile_8(code, UInt32(PCRE2_JIT_COMPLETE)) == 0
-            var errorCode: Int32 = 0
-            var errorOffset = 0
-            let bytes = Array(source.utf8)
-            bytesCode = bytes.withUnsafeBufferPointer { buffer in
-                pcre2_compile_8(buffer.baseAddress, buffer.count, Self.bytesOptions, &errorCode, &errorOffset, nil)
-            }
-            if let bytesCode { _ = pcre2_jit_compile_8(bytesCode, UInt32(PCRE2_JIT_COMPLETE)) }
-            prepared.store(1, ordering: .releasing)
+            compiled.store(1, ordering: .releasing)
         }
+    }
+
+    /// Compiles the pattern (`compile()`) and JIT-compiles `which` of its codes, once; cheap after
+    /// the first call. Must precede every match with that code.
+    @inline(__always)
+    func jit(_ which: Code) {
+        switch which {
+        case .utf: if utfJIT.load(ordering: .acquiring) == 1 { return }
+        case .bytes: if bytesJIT.load(ordering: .acquiring) == 1 { return }
+        }
+        compile()
+        preparing.withLock { _ in
+            switch which {
+            case .utf:
+                guard utfJIT.load(ordering: .acquiring) == 0 else { return }
+                if let code { jitCompiled = pcre2_jit_compile_8(code, UInt32(PCRE2_JIT_COMPLETE)) == 0 }
+                utfJIT.store(1, ordering: .releasing)
+            case .bytes:
+                guard bytesJIT.load(ordering: .acquiring) == 0 else { return }
+                if let bytesCode { _ = pcre2_jit_compile_8(bytesCode, UInt32(PCRE2_JIT_COMPLETE)) }
+                bytesJIT.store(1, ordering: .releasing)
+            }
+        }
+    }
+
+    /// Which codes have been offered to the JIT so far (for the tests).
+    var jitDone: (utf: Bool, bytes: Bool) {
+        (utfJIT.load(ordering: .acquiring) == 1, bytesJIT.load(ordering: .acquiring) == 1)
     }
 
     /// False when the JIT is unavailable or refused the pattern: matching then uses the interpreter,
     /// under the depth and heap limits too.
     var isJITCompiled: Bool {
-        prepare()
+        jit(.utf)
         return jitCompiled
     }
 
@@ -248,7 +298,7 @@ final class MatchResources {
         _ pattern: CompiledPattern, in subject: UnsafeBufferPointer<UInt8>, from start: Int, limit: Int? = nil,
         deadline until: UInt64? = nil, ascii: Bool = false
     ) -> SearchOutcome {
-        pattern.prepare()
+        pattern.compile()
         guard var code = pattern.code else {
             // A deferred pattern that PCRE2 rejected at its first use: a failure of the rule, which
             // the classifier's fail-closed policy reports; never a crash, never a silent no-match.
@@ -260,7 +310,10 @@ final class MatchResources {
             code = guarded
             deadline.pointee = sg_pcre2_deadline(deadline_ns: max(until, 1), calls: 0, expired: 0)
         } else if ascii, let bytesCode = pattern.bytesCode {
+            pattern.jit(.bytes)
             code = bytesCode
+        } else {
+            pattern.jit(.utf)
         }
         // Matches must start at or before the limit (the context is shared by every search).
         sg_pcre2_set_offset_limit(context, limit ?? -1)

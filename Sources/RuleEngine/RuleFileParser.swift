@@ -22,14 +22,27 @@ enum RuleFileParser {
     }
 
     /// Ids are lowercase words of letters, digits and hyphens, joined by dots, at least two of them.
+    ///
+    /// Checked over the UTF-8 bytes (every bundled rule's id at every start): splitting the
+    /// `String` at `.` walked grapheme clusters. The answer is the same: an id with any byte
+    /// outside ASCII is invalid either way, and in ASCII a `.` is its own character.
     static func isValidID(_ id: String) -> Bool {
-        let parts = id.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count >= 2 else { return false }
-        return parts.allSatisfy { part in
-            guard let first = part.utf8.first, let last = part.utf8.last else { return false }
-            func isAlnum(_ c: UInt8) -> Bool { (0x61...0x7A).contains(c) || (0x30...0x39).contains(c) }
-            return isAlnum(first) && isAlnum(last) && part.utf8.allSatisfy { isAlnum($0) || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_") }
+        func isAlnum(_ c: UInt8) -> Bool { (0x61...0x7A).contains(c) || (0x30...0x39).contains(c) }
+        var parts = 1
+        var previous: UInt8 = UInt8(ascii: ".")
+        for byte in id.utf8 {
+            if byte == UInt8(ascii: ".") {
+                // A part ends: it must not be empty, and must end with a letter or digit.
+                guard isAlnum(previous) else { return false }
+                parts += 1
+            } else if previous == UInt8(ascii: ".") {
+                guard isAlnum(byte) else { return false }
+            } else {
+                guard isAlnum(byte) || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_") else { return false }
+            }
+            previous = byte
         }
+        return parts >= 2 && isAlnum(previous)
     }
 }
 

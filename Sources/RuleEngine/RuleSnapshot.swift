@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 internal import SafeGateResources
 import SafetyCore
 import TextNormalization
@@ -31,10 +36,23 @@ enum RuleSnapshot {
     /// The bundled snapshot file, if any.
     static var bundledText: String? { BundledResources.text(at: bundledPath) }
 
+    /// The bundled rule files' rules from the bundled snapshot, decoded once (by the first load of
+    /// the bundled rules, or earlier on another thread: `CompiledRuleSet.startDecodingBundled()`).
+    static let bundled: [String: [Rule]] = bundledRules(for: RuleSource.bundled.ruleFiles().files)
+
     /// The rules of each bundled file whose snapshot entry is current (by file name).
+    ///
+    /// The files' fingerprints were computed when the binary was built (`EmbedResources`): hashing
+    /// the 660 KB of rule files here was a fifth of loading the snapshot.
     static func bundledRules(for files: [RuleFile]) -> [String: [Rule]] {
         guard let text = bundledText else { return [:] }
-        return decode(text, for: files)
+        return decode(text, for: files) { file in
+            let path = file.name.hasPrefix("Resources/") ? String(file.name.dropFirst("Resources/".count)) : file.name
+            guard let built = BundledResources.fingerprint(at: path), BundledResources.text(at: path) == file.text else {
+                return Fingerprint(file.text)
+            }
+            return Fingerprint(hash: built.fnv1a, length: built.length)
+        }
     }
 
     /// FNV-1a (64 bits) of a file's text and its length in bytes: what a snapshot entry is valid for.
@@ -80,7 +98,7 @@ enum RuleSnapshot {
             "R", escape(rule.id), rule.label.rawValue, escape(rule.type?.rawValue), escape(rule.topic),
             rule.views.map(\.rawValue).joined(separator: ","), rule.severity.rawValue, rule.language.rawValue,
             rule.disabled ? "1" : "0", String(rule.location.line), escape(rule.pattern), escape(rule.note),
-            rule.keyLines.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ","),
+            rule.keyLines.entries.map { "\($0.key)=\($0.line)" }.joined(separator: ","),
             String(rule.unless.count),
         ]
         fields += rule.unless.map { escape($0) }
@@ -110,9 +128,12 @@ enum RuleSnapshot {
     // MARK: Reading
 
     /// The rules of each of `files` whose entry in `snapshot` is current and decodes in full.
-    static func decode(_ snapshot: String, for files: [RuleFile]) -> [String: [Rule]] {
+    /// `fingerprint` gives each file's fingerprint (by default computed from its text).
+    static func decode(
+        _ snapshot: String, for files: [RuleFile], fingerprint: (RuleFile) -> Fingerprint = { Fingerprint($0.text) }
+    ) -> [String: [Rule]] {
         var wanted: [String: Fingerprint] = [:]
-        for file in files { wanted[file.name] = Fingerprint(file.text) }
+        for file in files { wanted[file.name] = fingerprint(file) }
         var snapshot = snapshot
         return snapshot.withUTF8 { bytes in
             var reader = Reader(bytes: bytes)
@@ -207,16 +228,30 @@ enum RuleSnapshot {
     }
 
     /// `key=line,key=line` (keys never hold `,`, `=` or an escape).
-    static func keyLines(from field: UnsafeBufferPointer<UInt8>) -> [String: Int]? {
-        var keyLines: [String: Int] = [:]
-        guard !field.isEmpty else { return keyLines }
+    static func keyLines(from field: UnsafeBufferPointer<UInt8>) -> KeyLines? {
+        guard !field.isEmpty else { return [:] }
+        var entries: [KeyLines.Entry] = []
+        entries.reserveCapacity(field.reduce(1) { $0 + ($1 == UInt8(ascii: ",") ? 1 : 0) })
         for pair in LiteralCache.split(field, at: UInt8(ascii: ",")) {
             guard let equals = pair.firstIndex(of: UInt8(ascii: "=")), equals > 0,
                 let line = LiteralCache.number(UnsafeBufferPointer(rebasing: pair[(equals + 1)...]), radix: 10)
             else { return nil }
-            keyLines[String(decoding: UnsafeBufferPointer(rebasing: pair[..<equals]), as: UTF8.self)] = Int(line)
+            entries.append(KeyLines.Entry(key: String(decoding: UnsafeBufferPointer(rebasing: pair[..<equals]), as: UTF8.self), line: Int(line)))
         }
+        // The writer sorts the keys; a field that is not sorted (or repeats a key) is read as a
+        // dictionary would read it, the last line of a key winning.
+        if let sorted = KeyLines(sorted: entries) { return sorted }
+        var keyLines: KeyLines = [:]
+        for entry in entries { keyLines[entry.key] = entry.line }
         return keyLines
+    }
+
+    /// The position of the first `byte` in `bytes` at or after `start` (`memchr`: the snapshot's
+    /// 640 KB are searched for line ends, tabs and backslashes at every start).
+    static func index(of byte: UInt8, in bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int? {
+        guard start < bytes.count, let base = bytes.baseAddress else { return nil }
+        guard let found = memchr(base + start, Int32(byte), bytes.count - start) else { return nil }
+        return base.distance(to: found.assumingMemoryBound(to: UInt8.self))
     }
 
     /// Lines of a buffer.
@@ -227,7 +262,7 @@ enum RuleSnapshot {
         mutating func nextLine() -> UnsafeBufferPointer<UInt8>? {
             guard position < bytes.count else { return nil }
             let start = position
-            while position < bytes.count && bytes[position] != 0x0A { position += 1 }
+            position = RuleSnapshot.index(of: 0x0A, in: bytes, from: start) ?? bytes.count
             let line = UnsafeBufferPointer(rebasing: bytes[start..<position])
             position += 1
             return line
@@ -248,7 +283,7 @@ enum RuleSnapshot {
         mutating func next() -> UnsafeBufferPointer<UInt8>? {
             guard !exhausted else { return nil }
             let start = position
-            while position < line.count && line[position] != 0x09 { position += 1 }
+            position = RuleSnapshot.index(of: 0x09, in: line, from: start) ?? line.count
             let field = UnsafeBufferPointer(rebasing: line[start..<position])
             if position >= line.count { exhausted = true } else { position += 1 }
             return field
@@ -284,29 +319,42 @@ enum RuleSnapshot {
             return Fingerprint(hash: hash, length: length)
         }
 
+        /// Written straight into the string's storage: every pattern holds `\\b` or `\\s`, and
+        /// appending byte by byte to an array was a sixth of decoding the snapshot. Invalid UTF-8
+        /// is repaired as `String(decoding:as:)` repairs it.
         static func unescape(_ field: UnsafeBufferPointer<UInt8>) -> String? {
-            guard field.contains(0x5C) else { return String(decoding: field, as: UTF8.self) }
-            var bytes: [UInt8] = []
-            bytes.reserveCapacity(field.count)
-            var index = 0
-            while index < field.count {
-                let byte = field[index]
-                index += 1
-                guard byte == 0x5C else {
-                    bytes.append(byte)
-                    continue
+            guard RuleSnapshot.index(of: 0x5C, in: field, from: 0) != nil else { return String(decoding: field, as: UTF8.self) }
+            var malformed = false
+            let text = String(unsafeUninitializedCapacity: field.count) { out in
+                var written = 0
+                var index = 0
+                while index < field.count {
+                    let byte = field[index]
+                    index += 1
+                    guard byte == 0x5C else {
+                        out[written] = byte
+                        written += 1
+                        continue
+                    }
+                    guard index < field.count else {
+                        malformed = true
+                        return 0
+                    }
+                    switch field[index] {
+                    case 0x5C: out[written] = 0x5C
+                    case UInt8(ascii: "t"): out[written] = 0x09
+                    case UInt8(ascii: "n"): out[written] = 0x0A
+                    case UInt8(ascii: "r"): out[written] = 0x0D
+                    default:
+                        malformed = true
+                        return 0
+                    }
+                    written += 1
+                    index += 1
                 }
-                guard index < field.count else { return nil }
-                switch field[index] {
-                case 0x5C: bytes.append(0x5C)
-                case UInt8(ascii: "t"): bytes.append(0x09)
-                case UInt8(ascii: "n"): bytes.append(0x0A)
-                case UInt8(ascii: "r"): bytes.append(0x0D)
-                default: return nil
-                }
-                index += 1
+                return written
             }
-            return String(decoding: bytes, as: UTF8.self)
+            return malformed ? nil : text
         }
     }
 }

@@ -19,6 +19,7 @@ extension SafeGate.Dev {
     /// `Benchmarks/run.sh` for the end-to-end `safegate classify` figures).
     struct Bench: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "bench",
             abstract: "Time the classifier over a text corpus (one prompt per line) on 1 and 2 threads (build with -c release).")
 
         @Argument(help: "Text corpus: one prompt per line.")

@@ -81,6 +81,7 @@ extension SafeGate {
     /// `safegate classify`: a streaming Unix filter, one output record per input record, in order.
     struct Classify: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "classify",
             abstract: "Classify prompts from files or stdin; one output record per input record, in order.")
 
         @Argument(help: "Input files; none or '-' reads stdin.")

@@ -8,11 +8,13 @@ extension SafeGate {
     /// Maintainer commands.
     struct Dev: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "dev",
             abstract: "Maintainer tools.", shouldDisplay: false, subcommands: [GenerateTables.self, GenerateLiteralCache.self, Views.self, BenchNormalize.self, Bench.self])
 
         /// Prints the views of every record of a JSONL file, for rule authors' own tooling.
         struct Views: AsyncParsableCommand {
             static let configuration = CommandConfiguration(
+                commandName: "views",
                 abstract: "Read JSONL records with a \"text\" field on stdin; print their id, language and views.")
 
             func run() async throws {
@@ -36,6 +38,7 @@ extension SafeGate {
         /// Measures what each normalisation view costs per prompt.
         struct BenchNormalize: AsyncParsableCommand {
             static let configuration = CommandConfiguration(
+                commandName: "bench-normalize",
                 abstract: "Time each view on an English and a Turkish prompt (build with -c release).")
 
             @Option(help: "Timed batches per measurement; the median batch is reported.")
@@ -81,6 +84,7 @@ extension SafeGate {
         /// Re-derives the code-point tables from ICU.
         struct GenerateTables: AsyncParsableCommand {
             static let configuration = CommandConfiguration(
+                commandName: "generate-tables",
                 abstract: "Derive the confusable and ASCII tables from ICU and write the Swift source.")
 
             @Option(help: "Output file.")
@@ -97,6 +101,7 @@ extension SafeGate {
         /// writes the two load-time caches.
         struct GenerateLiteralCache: AsyncParsableCommand {
             static let configuration = CommandConfiguration(
+                commandName: "generate-literal-cache",
                 abstract: "Write Resources/rules/literal-cache.tsv (every pattern's required literals) and Resources/rules/rules-snapshot.tsv (every rule file parsed), so loading skips the analysis and YAML.",
                 discussion: "Run after editing rules (LiteralCacheTests and RuleSnapshotTests fail on stale files). Reads the rule files on disk, not the bundled copy.")
 

@@ -8,6 +8,7 @@ extension SafeGate {
     /// `safegate eval`: figures for a labelled corpus, held to thresholds (CI's regression check).
     struct Eval: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "eval",
             abstract: "Classify a labelled corpus and report precision, recall, F1, confusion and misses.",
             discussion: """
                 Thresholds hold for every language in the corpus and for the whole; exit 1 when one fails.

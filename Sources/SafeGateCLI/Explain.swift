@@ -9,6 +9,7 @@ extension SafeGate {
     /// `safegate explain TEXT`: every view of the text, the matches, and the label.
     struct Explain: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "explain",
             abstract: "Show the normalised views of TEXT, the rules it matches and its label.")
 
         @Argument(help: "The prompt to explain.")

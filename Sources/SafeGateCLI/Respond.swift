@@ -8,6 +8,7 @@ extension SafeGate {
     /// `safegate respond TEXT`: one turn of the full pipeline, non-interactive.
     struct Respond: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "respond",
             abstract: "Answer one prompt through the whole gateway: refusal, crisis message or the model's answer.",
             discussion: """
                 Exit status: 0 with a reply; 69 when the language model could not answer (the error \

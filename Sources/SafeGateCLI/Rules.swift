@@ -8,6 +8,7 @@ extension SafeGate {
     /// `safegate rules test|lint|list`: the rule sets as a tested artefact.
     struct Rules: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "rules",
             abstract: "Check, time and list the rule sets.",
             discussion: """
                 Rule files are YAML (docs/RULES.md). Without --rules the rules bundled in the binary are used; \
@@ -45,6 +46,7 @@ extension SafeGate.Rules {
     /// `safegate rules test`: every example of every rule.
     struct Test: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "test",
             abstract: "Check every rule's examples: each `match` example must fire the rule, no `no_match` example may.",
             discussion: "Examples are normalised exactly as prompts are, with the rule's language as the locale. Exit 1 when an example fails.")
 
@@ -63,6 +65,7 @@ extension SafeGate.Rules {
     /// `safegate rules lint`: compile everything and time every pattern on adversarial input.
     struct Lint: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "lint",
             abstract: "Time every pattern against generated adversarial input and report slow ones.",
             discussion: """
                 Each pattern and `unless` pattern is searched on inputs built from it: long runs of what it repeats \
@@ -97,7 +100,8 @@ extension SafeGate.Rules {
 
     /// `safegate rules list`: one line per rule.
     struct List: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List the rules: id, label, type, views and file.")
+        static let configuration = CommandConfiguration(
+            commandName: "list", abstract: "List the rules: id, label, type, views and file.")
 
         @OptionGroup var rules: RuleSetOptions
 
@@ -148,6 +152,7 @@ extension SafeGate.Rules {
     /// `safegate rules bench FILE...`: maintainer tool measuring the matcher and its prefilter.
     struct Bench: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "bench",
             abstract: "Time matching over prompts (text lines, or JSONL with a `text` field), with and without the literal prefilter.",
             shouldDisplay: false)
 

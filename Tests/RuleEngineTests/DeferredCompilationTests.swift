@@ -50,6 +50,21 @@ import TextNormalization
         #expect(deferred.compiled[0].pattern.patternError == nil)
     }
 
+    /// A search JIT-compiles only the code it runs: the bytes twin for a pure-ASCII view, the UTF
+    /// code otherwise (a first prompt pays for one of them, not both).
+    @Test func aSearchJITCompilesOnlyTheCodeItRuns() throws {
+        let set = try CompiledRuleSet(deferringCompilationOf: [Self.rule("t.k", #"\bkill\b"#)])
+        let pattern = set.compiled[0].pattern
+        #expect(pattern.jitDone == (false, false))
+        #expect(set.makeMatcher().match("kill it").firedRuleIDs == ["t.k"])
+        #expect(pattern.jitDone == (false, true))
+        #expect(set.makeMatcher().match("kill it, señor").firedRuleIDs == ["t.k"])
+        #expect(pattern.jitDone == (true, true))
+        let warm = try CompiledRuleSet(deferringCompilationOf: [Self.rule("t.k", #"\bkill\b"#)])
+        warm.prepareAll()
+        #expect(warm.compiled[0].pattern.jitDone == (true, true))
+    }
+
     @Test func theBundledRulesCompileEveryPatternWhenAskedTo() throws {
         let checked = try CompiledRuleSet.load(from: .bundled, checkingPatterns: true)
         let lazy = try CompiledRuleSet.load(from: .bundled)

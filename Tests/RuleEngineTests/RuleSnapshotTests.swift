@@ -1,4 +1,5 @@
 import Foundation
+import SafeGateResources
 import SafetyCore
 import Testing
 import TextNormalization
@@ -34,6 +35,26 @@ import TextNormalization
         }
         #expect(stale.isEmpty, "Resources/rules/rules-snapshot.tsv is stale for \(stale): \(Self.regenerate)")
         #expect(compared == (try CompiledRuleSet.load(from: .bundled)).rules.count)
+    }
+
+    /// The snapshot is checked against fingerprints computed when the binary was built
+    /// (`EmbedResourcesTool`): they must be the fingerprints of the embedded texts.
+    @Test func buildTimeFingerprintsAreThoseOfTheEmbeddedTexts() throws {
+        let paths = BundledResources.paths(under: "")
+        #expect(paths.contains("rules/rules-snapshot.tsv"))
+        for path in paths {
+            let built = try #require(BundledResources.fingerprint(at: path), "\(path)")
+            let text = try #require(BundledResources.text(at: path))
+            #expect(RuleSnapshot.Fingerprint(hash: built.fnv1a, length: built.length) == RuleSnapshot.Fingerprint(text), "\(path)")
+        }
+        #expect(BundledResources.fingerprint(at: "rules/no-such-file.yaml") == nil)
+    }
+
+    /// What loading uses (decoded once, maybe on a warm-up thread) is the decoding of the files.
+    @Test func theSnapshotDecodedOnceIsThatOfTheBundledFiles() throws {
+        CompiledRuleSet.startDecodingBundled()
+        #expect(RuleSnapshot.bundled == RuleSnapshot.bundledRules(for: Self.bundledFiles))
+        #expect(try CompiledRuleSet.load(from: .bundled).rules.count == RuleSnapshot.bundled.values.reduce(0) { $0 + $1.count })
     }
 
     @Test func theBundledSnapshotIsCurrent() throws {
@@ -100,5 +121,37 @@ import TextNormalization
         #expect(lines[1].hasSuffix("\t3"))
         lines[1] = String(lines[1].dropLast()) + "2"  // announces 2, has 3
         #expect(RuleSnapshot.decode(lines.joined(separator: "\n"), for: [file]).isEmpty)
+    }
+}
+
+/// `KeyLines` (a rule's key lines in one sorted array) must behave as the dictionary it replaced.
+@Suite struct KeyLinesTests {
+    @Test func setsGetsAndRemovesAsADictionaryDoes() {
+        var lines: KeyLines = [:]
+        var model: [String: Int] = [:]
+        var seed: UInt64 = 7
+        let keys = ["id", "pattern", "unless[0]", "unless[1]", "examples", "views", "note", "é", "Z"]
+        for _ in 0..<500 {
+            seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            let key = keys[Int((seed >> 33) % UInt64(keys.count))]
+            let value: Int? = (seed >> 20) % 4 == 0 ? nil : Int((seed >> 40) % 100)
+            lines[key] = value
+            model[key] = value
+            #expect(keys.allSatisfy { lines[$0] == model[$0] })
+        }
+        #expect(lines.entries.map(\.key) == model.keys.sorted())
+        #expect(lines.isEmpty == model.isEmpty)
+    }
+
+    @Test func equalityIgnoresTheOrderOfAssignment() {
+        let a: KeyLines = ["pattern": 4, "id": 3, "unless[0]": 5]
+        var b: KeyLines = [:]
+        b["unless[0]"] = 5
+        b["id"] = 3
+        b["pattern"] = 4
+        #expect(a == b && a.hashValue == b.hashValue)
+        #expect(KeyLines(sorted: [.init(key: "id", line: 3), .init(key: "pattern", line: 4), .init(key: "unless[0]", line: 5)]) == a)
+        #expect(KeyLines(sorted: [.init(key: "pattern", line: 4), .init(key: "id", line: 3)]) == nil)
+        #expect(KeyLines(sorted: [.init(key: "id", line: 3), .init(key: "id", line: 4)]) == nil)
     }
 }

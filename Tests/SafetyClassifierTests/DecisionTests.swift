@@ -101,6 +101,15 @@ import TextNormalization
         #expect(calendar.displayName(in: .tr) == "Takvim Asistanı")
     }
 
+    /// Bundled profiles are read without Yams' regular-expression tag resolution (start-up):
+    /// they must come out as `parse`, which uses it, reads them.
+    @Test(arguments: Profile.bundledNames)
+    func bundledProfilesReadAsWithTagResolution(_ name: String) throws {
+        let text = try #require(Profile.bundledText(named: name))
+        let resolved = try Profile.parse(text, source: Profile.bundledSource(named: name))
+        #expect(try Profile.load(name) == resolved)
+    }
+
     @Test(arguments: [
         ("name: x\ncolour: blue\n", 2, "unknown key colour"),
         ("display_name: {en: X}\n", 1, "missing key name"),

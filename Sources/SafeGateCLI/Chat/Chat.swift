@@ -17,6 +17,7 @@ extension SafeGate {
     /// `safegate chat`: the interactive REPL over the gateway.
     struct Chat: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "chat",
             abstract: "Chat through the gateway (line editing and history on a terminal; plain lines from a pipe).",
             discussion: "Type /help for commands. Ctrl-C cancels the request in flight; Ctrl-D exits.")
 
