@@ -67,16 +67,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        // Release builds link the Swift runtime and Foundation statically: loading and relocating
-        // their shared libraries was 6 ms of the 10 ms a process took to reach main (issue 7, time
-        // to first result; DEVELOPERS.md "Building"). Compiling main.swift with the flag too makes
-        // its `import Foundation` name the static Foundation's own libraries for the linker.
-        // Debug builds, and so the tests, stay dynamic.
-        .executableTarget(
-            name: "safegate", dependencies: ["SafeGateCLI"],
-            swiftSettings: [.unsafeFlags(["-static-stdlib"], .when(configuration: .release))],
-            linkerSettings: [.unsafeFlags(["-static-stdlib"], .when(configuration: .release))]
-        ),
+        .executableTarget(name: "safegate", dependencies: ["SafeGateCLI"]),
         // Fuzz targets over FuzzHarness: libFuzzer with -DFUZZING (Scripts/fuzz), else a replay tool.
         .executableTarget(name: "SafeGateFuzz", dependencies: ["SafeGateCLI"]),
 
