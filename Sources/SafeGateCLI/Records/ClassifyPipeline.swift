@@ -309,24 +309,25 @@ final class Progress {
 /// Ctrl-C during a batch run: the run stops taking records, finishes and writes what is in
 /// flight (whole lines only), and exits 130.
 ///
-/// SIGINT is ignored and seen through a dispatch source, so it never interrupts the reader's
-/// `read(2)`: a run waiting on a quiet pipe would not notice Ctrl-C until the next line came. The
-/// handler therefore also writes a byte to a pipe whose read end (`wakeFD`) the line reader polls
-/// next to its input while it waits.
-final class Interrupt: @unchecked Sendable {
-    // @unchecked: `source` is set once in `install` and cancelled once in `remove`, both on the
-    // command's own thread; the handler only touches the atomic flag and writes to `wakeWriteFD`,
-    // which stays open until the source's cancel handler, after the last event handler.
-    private let flag = Atomic<Bool>(false)
-    private var source: (any DispatchSourceSignal)?
+/// A plain signal handler (`sigaction`) sets a flag and writes a byte to a pipe whose read end
+/// (`wakeFD`) the line reader polls next to its input while it waits, so Ctrl-C also ends a wait
+/// on a quiet pipe. (SIGINT ignored and seen through a dispatch source lost a signal that came
+/// while the source was not yet watching, under load; and an ignored signal never interrupted a
+/// blocked read.) The handler only does lock-free atomics and `write(2)`, which are safe in a
+/// signal handler; `SA_RESTART` resumes the output's writes it interrupts. One run per process
+/// handles Ctrl-C at a time (the command line has one).
+final class Interrupt: Sendable {
     /// Readable once Ctrl-C came (never drained, so it stays readable); nil when no pipe could be
     /// made, and then a wait for input is not cut short.
     let wakeFD: Int32?
     private let wakeWriteFD: Int32?
+    /// The handler that was there before, put back by `remove()`.
+    private let previous: sigaction
 
-    private init(wakeFD: Int32?, wakeWriteFD: Int32?) {
+    private init(wakeFD: Int32?, wakeWriteFD: Int32?, previous: sigaction) {
         self.wakeFD = wakeFD
         self.wakeWriteFD = wakeWriteFD
+        self.previous = previous
     }
 
     static func install() -> Interrupt {
@@ -338,35 +339,47 @@ final class Interrupt: @unchecked Sendable {
             for fd in ends { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
             _ = fcntl(ends[1], F_SETFL, fcntl(ends[1], F_GETFL) | O_NONBLOCK)
         }
-        let interrupt = Interrupt(wakeFD: piped ? ends[0] : nil, wakeWriteFD: piped ? ends[1] : nil)
-        signal(SIGINT, SIG_IGN)
-        let source = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
-        source.setEventHandler {
-            // The flag first: a reader woken by the byte then sees the run stopped.
-            interrupt.flag.store(true, ordering: .sequentiallyConsistent)
-            if let fd = interrupt.wakeWriteFD {
-                var byte: UInt8 = 1
-                _ = write(fd, &byte, 1)
-            }
-        }
-        source.setCancelHandler {
-            if let fd = interrupt.wakeFD { close(fd) }
-            if let fd = interrupt.wakeWriteFD { close(fd) }
-        }
-        source.resume()
-        interrupt.source = source
-        return interrupt
+        // The handler's state is set (and so initialised) before the handler can run.
+        InterruptSignal.fired.store(false, ordering: .sequentiallyConsistent)
+        InterruptSignal.wakeWriteFD.store(piped ? ends[1] : -1, ordering: .sequentiallyConsistent)
+        var action = sigaction()
+        action.__sigaction_handler.sa_handler = interruptSignalHandler
+        sigemptyset(&action.sa_mask)
+        action.sa_flags = SA_RESTART
+        var previous = sigaction()
+        sigaction(SIGINT, &action, &previous)
+        return Interrupt(wakeFD: piped ? ends[0] : nil, wakeWriteFD: piped ? ends[1] : nil, previous: previous)
     }
 
-    var fired: Bool { flag.load(ordering: .sequentiallyConsistent) }
+    var fired: Bool { InterruptSignal.fired.load(ordering: .sequentiallyConsistent) }
 
-    /// Stops watching for Ctrl-C; the wake pipe is closed once the source is cancelled, so the
-    /// stream must not be read after this.
+    /// Stops watching for Ctrl-C and closes the wake pipe: the stream must not be read after this.
     func remove() {
-        source?.cancel()
-        source = nil
-        signal(SIGINT, SIG_DFL)
+        InterruptSignal.wakeWriteFD.store(-1, ordering: .sequentiallyConsistent)
+        var previous = self.previous
+        sigaction(SIGINT, &previous, nil)
+        if let wakeFD { close(wakeFD) }
+        if let wakeWriteFD { close(wakeWriteFD) }
     }
+}
+
+/// What the SIGINT handler touches: atomics, set up before it is installed.
+private enum InterruptSignal {
+    static let fired = Atomic<Bool>(false)
+    static let wakeWriteFD = Atomic<Int32>(-1)
+}
+
+/// The SIGINT handler of a batch run (`Interrupt`): the flag first, so that a reader woken by the
+/// byte sees the run stopped; `errno` is kept for the code it interrupted.
+private func interruptSignalHandler(_: Int32) {
+    let savedErrno = errno
+    InterruptSignal.fired.store(true, ordering: .sequentiallyConsistent)
+    let fd = InterruptSignal.wakeWriteFD.load(ordering: .sequentiallyConsistent)
+    if fd >= 0 {
+        var byte: UInt8 = 1
+        _ = write(fd, &byte, 1)
+    }
+    errno = savedErrno
 }
 
 extension Duration {
