@@ -44,6 +44,10 @@ public final class RuleMatcher {
     public var usesViewGates = true
 
     let resources: MatchResources
+    /// The rule set's prefilter, copied once: a local copy per call retained its fifteen arrays and
+    /// released them again, atomics on buffers every thread shares, which made two threads slower
+    /// each than one (`LiteralPrefilter`'s value witness was among the hottest functions).
+    private let prefilter: LiteralPrefilter
     private var unlessSpans: [Range<Int>] = []
     /// For each view slot, what the literal scan found in it.
     private var scans: [ScanState]
@@ -81,6 +85,7 @@ public final class RuleMatcher {
         self.ruleSet = ruleSet
         self.limits = limits
         resources = MatchResources(limits: limits)
+        prefilter = ruleSet.prefilter
         scans = Array(repeating: ScanState(literalCount: ruleSet.prefilter.literalCount), count: ViewName.allCases.count)
         ruleWords = RuleBits.words(for: ruleSet.compiled.count)
         candidates = Array(repeating: 0, count: ruleWords * ViewName.allCases.count)
@@ -154,7 +159,6 @@ public final class RuleMatcher {
             viewIsASCII[slot] = view.utf8.withUnsafeBufferPointer { Self.isASCII($0) }
             scanned[slot] = true
             if usesPrefilter {
-                let prefilter = ruleSet.prefilter
                 candidates.withUnsafeMutableBufferPointer { allCandidates in
                     let mine = UnsafeMutableBufferPointer(rebasing: allCandidates[(slot * words)..<((slot + 1) * words)])
                     view.utf8.withUnsafeBufferPointer { prefilter.scan($0, into: &scans[slot], candidates: mine) }
@@ -183,7 +187,6 @@ public final class RuleMatcher {
         } else {
             self.originalLimit = nil
         }
-        let prefilter = ruleSet.prefilter
         let usesPrefilter = usesPrefilter
         let words = ruleWords
         let searchedBefore = counters.ruleViewsSearched
