@@ -27,11 +27,7 @@ import Testing
 
     @Test(arguments: adversarial)
     func adversarialText(text: String) {
-        for views in Self.viewSets {
-            for locale in Self.locales {
-                expectFastPathMatchesGeneralPath(Array(text.utf8), options: NormalizationOptions(localeLanguage: locale, views: views))
-            }
-        }
+        FastPathCases.expectEveryViewSetAndLocale(text)
     }
 
     /// Pieces of generated text: words, evasions, Turkish typed in ASCII, controls and whitespace.

@@ -79,4 +79,13 @@ enum FastPathCases {
     }
 
     static let locales: [Language?] = [nil, .tr, .en]
+
+    /// `expectFastPathMatchesGeneralPath` for every set of views under every locale.
+    static func expectEveryViewSetAndLocale(_ text: String) {
+        for views in viewSets {
+            for locale in locales {
+                expectFastPathMatchesGeneralPath(Array(text.utf8), options: NormalizationOptions(localeLanguage: locale, views: views))
+            }
+        }
+    }
 }

@@ -25,11 +25,7 @@ import Testing
 
     @Test(arguments: examples)
     func examplesMatchTheGeneralPath(text: String) {
-        for views in Self.viewSets {
-            for locale in Self.locales {
-                expectFastPathMatchesGeneralPath(Array(text.utf8), options: NormalizationOptions(localeLanguage: locale, views: views))
-            }
-        }
+        FastPathCases.expectEveryViewSetAndLocale(text)
     }
 
     /// Pieces of generated text: Turkish and English words, every Turkish letter, digits that
