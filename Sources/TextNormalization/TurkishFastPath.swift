@@ -16,7 +16,7 @@ extension NormalizedText {
     init?(turkishLatin bytes: [UInt8], options: NormalizationOptions) {
         let views = options.views
         guard !views.isEmpty, views.isSubset(of: [.ascii, .squashed]) else { return nil }
-                let n = bytes.count
+        let n = bytes.count
         var turkishLetters = 0
         // The skeleton stage maps digits in words that hold a look-alike letter; which folding
         // applies is known only after this pass, so both are tracked. Look-alike bits (bit 0: under
