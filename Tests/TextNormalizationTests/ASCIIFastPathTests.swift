@@ -21,10 +21,6 @@ import Testing
         String(repeating: "ISTANBUL ", count: 130), String(repeating: "k.i.l.l ", count: 150), String(repeating: "x", count: 1500),
     ]
 
-    /// Every set of views: the empty set up to all five.
-    static let viewSets = FastPathCases.viewSets
-    static let locales = FastPathCases.locales
-
     @Test(arguments: adversarial)
     func adversarialText(text: String) {
         FastPathCases.expectEveryViewSetAndLocale(text)
@@ -56,8 +52,8 @@ import Testing
     func generatedText(seed: Int) {
         let bytes = Self.generated(seed: seed)
         // Each text with all views and with one more set, in turn, under each locale.
-        for views in [Set(ViewName.allCases), Self.viewSets[seed % Self.viewSets.count]] {
-            for locale in Self.locales {
+        for views in [Set(ViewName.allCases), FastPathCases.viewSets[seed % FastPathCases.viewSets.count]] {
+            for locale in FastPathCases.locales {
                 expectFastPathMatchesGeneralPath(bytes, options: NormalizationOptions(localeLanguage: locale, views: views))
             }
         }

@@ -20,9 +20,6 @@ import Testing
         String(repeating: "İSTANBUL 34 ", count: 100), String(repeating: "ı1 ", count: 300),
     ]
 
-    static let viewSets = FastPathCases.viewSets
-    static let locales = FastPathCases.locales
-
     @Test(arguments: examples)
     func examplesMatchTheGeneralPath(text: String) {
         FastPathCases.expectEveryViewSetAndLocale(text)
@@ -54,8 +51,8 @@ import Testing
     func generatedTextMatchesTheGeneralPath(seed: Int) {
         let bytes = Self.generated(seed: seed)
         let lean: Set<ViewName> = [.ascii, .squashed]
-        for views in [lean, [.ascii], [.squashed], Self.viewSets[seed % Self.viewSets.count]] {
-            for locale in Self.locales {
+        for views in [lean, [.ascii], [.squashed], FastPathCases.viewSets[seed % FastPathCases.viewSets.count]] {
+            for locale in FastPathCases.locales {
                 expectFastPathMatchesGeneralPath(bytes, options: NormalizationOptions(localeLanguage: locale, views: views))
             }
         }
