@@ -49,6 +49,12 @@ extension SafeGate.Dev {
         @Flag(help: "Print one JSON object instead of the table.")
         var json = false
 
+        @Option(
+            help: ArgumentHelp(
+                "After the rounds, classify every record once more on one thread and write its latency to FILE (tab-separated: line, ns, label, bytes, ASCII or not), to see which records make the tail.",
+                valueName: "FILE"))
+        var latencies: String?
+
         func validate() throws {
             guard rounds >= 1 else { throw ValidationError("--rounds must be at least 1") }
             guard !threadCounts.isEmpty, threadCounts.allSatisfy({ $0 >= 1 }) else {
@@ -119,6 +125,13 @@ extension SafeGate.Dev {
                 if topRules > 0 {
                     report.ruleCosts = Array(
                         Self.ruleCosts(classifier: classifier, records: Array(records.prefix(min(stageRecords, 1000)))).prefix(topRules))
+                }
+            }
+            if let latencies {
+                let text = Self.latencyTable(classifier: classifier, records: records)
+                guard FileManager.default.createFile(atPath: latencies, contents: Data(text.utf8)) else {
+                    console.printError("safegate dev bench: cannot write \(latencies)")
+                    throw ExitStatus.cannotOpen
                 }
             }
             if json {
@@ -207,6 +220,22 @@ extension SafeGate.Dev {
             }
             merged.latencies.sort()
             return merged
+        }
+
+        /// Every record's latency on one thread, in input order, as tab-separated lines.
+        static func latencyTable(classifier: SafetyClassifier, records: [[UInt8]]) -> String {
+            let clock = ContinuousClock()
+            let session = classifier.makeSession()
+            for record in records.prefix(warmupRecords) { _ = session.classify(bytes: record) }
+            var text = "line\tns\tlabel\tbytes\tascii\n"
+            for (index, record) in records.enumerated() {
+                let t0 = clock.now
+                let decision = session.classify(bytes: record)
+                let elapsed = nanoseconds(clock.now - t0)
+                let ascii = record.allSatisfy { $0 < 0x80 }
+                text += "\(index + 1)\t\(elapsed)\t\(decision.classification.label.rawValue)\t\(record.count)\t\(ascii ? 1 : 0)\n"
+            }
+            return text
         }
 
         /// Per-stage cost on one thread: normalising, matching with and without the prefilter, deciding
