@@ -49,10 +49,11 @@ public struct NormalizedText: Sendable {
         }
         let facts = bytes.withUnsafeBufferPointer { ASCIIFacts($0) }
         guard facts.isPlainASCII else {
-            // Turkish: ASCII and Turkish letters, when only the views after folding are wanted
-            // (`hasInvisibleControl` is no guide here: it counts every byte from 0x7F).
-            if let turkish = NormalizedText(turkishLatin: bytes, options: options) {
-                self = turkish
+            // Simple text (Turkish letters, accents, look-alikes, zero-width characters), when only
+            // the views after folding are wanted (`hasInvisibleControl` is no guide here: it counts
+            // every byte from 0x7F).
+            if let simple = NormalizedText(simpleText: bytes, options: options) {
+                self = simple
                 return
             }
             self.init(anyBytes: bytes, options: options, rawScore: nil)
@@ -62,8 +63,8 @@ public struct NormalizedText: Sendable {
         let turkic = options.localeLanguage == .tr || rawScore.language == .tr
         // Turkish is often typed in ASCII; there Turkic folding makes `I` a non-ASCII `ı`.
         if turkic && facts.hasCapitalI {
-            if let turkish = NormalizedText(turkishLatin: bytes, options: options) {
-                self = turkish
+            if let simple = NormalizedText(simpleText: bytes, options: options) {
+                self = simple
                 return
             }
             self.init(anyBytes: bytes, options: options, rawScore: rawScore)

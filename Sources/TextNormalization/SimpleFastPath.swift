@@ -1,0 +1,275 @@
+import SafetyCore
+
+/// The fast path of `NormalizedText` for simple text, when only the `ascii` and `squashed` views
+/// are wanted (what the rule set's lean normalisation asks for, `CompiledRuleSet.normalize(bytes:)`):
+/// ASCII without the controls folding removes, and non-ASCII scalars whose fate does not depend on
+/// their neighbours (`SimpleScalars`): the Turkish letters, Latin letters with diacritics,
+/// look-alike letters of other scripts (Cyrillic `е`, Greek `ι`), full-width and circled forms,
+/// typographic punctuation, no-break spaces and the zero-width characters that folding removes.
+///
+/// On such text each scalar becomes at most three ASCII bytes of the `ascii` view (or none), so
+/// the view is written in one pass over the bytes: no units, no ICU folding chunks, no skeleton or
+/// ASCII-folding stage (squashing, when it changes something, runs on the view's units). Anything
+/// else goes the general way: combining marks, emoji, scalars that stay non-ASCII, invalid UTF-8,
+/// controls, other views.
+/// `SimpleFastPathTests` compares the two paths on generated text for every set of views and
+/// locale, and re-derives the fates.
+extension NormalizedText {
+    init?(simpleText bytes: [UInt8], options: NormalizationOptions) {
+        let views = options.views
+        guard !views.isEmpty, views.isSubset(of: [.ascii, .squashed]) else { return nil }
+        let n = bytes.count
+        // A scalar of two bytes may become three (the most any does), one of three at most three.
+        let capacity = n + n / 2 + 1
+        var turkishLetters = 0
+        // The skeleton stage maps digits in words that hold a look-alike letter; which folding
+        // applies is known only after this pass, so both are tracked. Look-alike bits (bit 0: under
+        // default folding, bit 1: Turkic) of the word being read, whether it holds a digit, and the
+        // bits of every word so far that held both.
+        var wordLookAlikes: UInt32 = 0
+        var wordHasDigit = false
+        var digitWordLookAlikes: UInt32 = 0
+        let capitalILookAlike: UInt32 = SimpleScalars.capitalIIsLookAlikeWhenTurkic ? 2 : 0
+        var sawCapitalI = false
+        var sawNonASCII = false
+        // A non-ASCII scalar other than a Turkish letter: the raw text's words are not the view's.
+        var sawOther = false
+        var covered = true
+        var starts: [UInt32] = []
+        var ends: [UInt32] = []
+        var ascii = [UInt8](unsafeUninitializedCapacity: capacity) { out, written in
+            starts = [UInt32](unsafeUninitializedCapacity: capacity) { outStarts, writtenStarts in
+                ends = [UInt32](unsafeUninitializedCapacity: capacity) { outEnds, writtenEnds in
+                    bytes.withUnsafeBufferPointer { bytes in
+                        SimpleScalars.asciiBytes.withUnsafeBufferPointer { asciiBytes in
+                            SimpleScalars.table.blockOf.withUnsafeBufferPointer { blockOf in
+                                SimpleScalars.table.fates.withUnsafeBufferPointer { fates in
+                                    var i = 0
+                                    var k = 0
+                                    // Where the units of the current normalisation chunk start.
+                                    var chunk = 0
+                                    /// Notes one output byte for the word tracking.
+                                    @inline(__always)
+                                    func track(_ mapped: UInt8) {
+                                        if mapped &- 0x61 >= 26 {
+                                            // Not a letter: a digit joins the word, anything else ends it.
+                                            if mapped &- 0x30 < 10 {
+                                                wordHasDigit = true
+                                            } else {
+                                                if wordHasDigit { digitWordLookAlikes |= wordLookAlikes }
+                                                wordHasDigit = false
+                                                wordLookAlikes = 0
+                                            }
+                                        }
+                                    }
+                                    while i < n {
+                                        let byte = bytes[i]
+                                        if byte < 0x80 {
+                                            let mapped = asciiBytes[Int(byte)]
+                                            guard mapped != 0 else {
+                                                covered = false
+                                                break
+                                            }
+                                            track(mapped)
+                                            if byte == 0x49 {
+                                                sawCapitalI = true
+                                                wordLookAlikes |= capitalILookAlike
+                                            }
+                                            out[k] = mapped
+                                            outStarts[k] = UInt32(truncatingIfNeeded: i)
+                                            outEnds[k] = UInt32(truncatingIfNeeded: i + 1)
+                                            chunk = k
+                                            i += 1
+                                            k += 1
+                                            continue
+                                        }
+                                        // Two or three bytes (a covered scalar is below U+10000).
+                                        let scalar: Int
+                                        let length: Int
+                                        if byte &- 0xC2 < 0x1E {
+                                            guard i + 1 < n, bytes[i + 1] & 0xC0 == 0x80 else {
+                                                covered = false
+                                                break
+                                            }
+                                            scalar = Int(byte & 0x1F) << 6 | Int(bytes[i + 1] & 0x3F)
+                                            length = 2
+                                        } else if byte &- 0xE0 < 0x10 {
+                                            guard i + 2 < n, bytes[i + 1] & 0xC0 == 0x80, bytes[i + 2] & 0xC0 == 0x80 else {
+                                                covered = false
+                                                break
+                                            }
+                                            scalar = Int(byte & 0x0F) << 12 | Int(bytes[i + 1] & 0x3F) << 6 | Int(bytes[i + 2] & 0x3F)
+                                            // Overlong forms are invalid UTF-8 (surrogates are not in the table).
+                                            guard scalar >= 0x800 else {
+                                                covered = false
+                                                break
+                                            }
+                                            length = 3
+                                        } else {
+                                            covered = false
+                                            break
+                                        }
+                                        let fate = fates[Int(blockOf[scalar >> 6]) << 6 | scalar & 63]
+                                        guard fate & SimpleScalars.covered != 0 else {
+                                            covered = false
+                                            break
+                                        }
+                                        sawNonASCII = true
+                                        let weight = Int((fate >> SimpleScalars.weightShift) & 3)
+                                        turkishLetters += weight
+                                        if weight == 0 { sawOther = true }
+                                        let end = UInt32(truncatingIfNeeded: i + length)
+                                        if fate & SimpleScalars.joinsChunkBefore != 0 {
+                                            // Removed, in the chunk before: its units now end here.
+                                            for unit in chunk..<k { outEnds[unit] = end }
+                                            i += length
+                                            continue
+                                        }
+                                        chunk = k
+                                        let start = UInt32(truncatingIfNeeded: i)
+                                        var mapped = UInt8(truncatingIfNeeded: fate & 0x7F)
+                                        var rest = fate >> 7
+                                        if mapped != 0 {
+                                            wordLookAlikes |= (fate >> 21) & 3
+                                            while true {
+                                                track(mapped)
+                                                out[k] = mapped
+                                                outStarts[k] = start
+                                                outEnds[k] = end
+                                                k += 1
+                                                mapped = UInt8(truncatingIfNeeded: rest & 0x7F)
+                                                guard mapped != 0 else { break }
+                                                rest >>= 7
+                                            }
+                                        }
+                                        i += length
+                                    }
+                                    if wordHasDigit { digitWordLookAlikes |= wordLookAlikes }
+                                    writtenEnds = k
+                                    writtenStarts = k
+                                    written = k
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        guard covered else { return nil }
+
+        // The raw text's score. Its words are the view's when every non-ASCII scalar is a Turkish
+        // letter (which counts as its ASCII base in a word, as `LanguageGuess` folds it); other
+        // scalars end a word there, so then the raw words are written out once more.
+        var rawScore =
+            sawOther
+            ? Self.rawWords(bytes).withUnsafeBufferPointer { LanguageGuess.score(ascii: $0) }
+            : ascii.withUnsafeBufferPointer { LanguageGuess.score(ascii: $0) }
+        rawScore.turkishLetters = turkishLetters
+        let turkic = options.localeLanguage == .tr || rawScore.language == .tr
+        // The skeleton stage maps digits that imitate letters (1 → l) in words holding a look-alike
+        // letter (ı, and I under Turkic folding, which makes it ı).
+        let flag: UInt32 = turkic ? 2 : 1
+        var changed = false
+        if turkic && sawCapitalI && !SimpleScalars.capitalIBecomesSmallI { return nil }
+        if digitWordLookAlikes & flag != 0 {
+            changed = Self.mapDigitsInLookAlikeWords(&ascii, original: bytes, starts: starts, turkic: turkic)
+        }
+        var language = rawScore.language
+        let view = NormalizedView(name: .ascii, utf8: ascii, map: OffsetMap(starts: starts, ends: ends, originalCount: n))
+        var built: [NormalizedView?] = Array(repeating: nil, count: ViewName.allCases.count)
+        if views.contains(.ascii) { built[ViewName.ascii.index] = view }
+        if views.contains(.squashed) {
+            let squashedScore: LanguageGuess.Score
+            if ascii.withUnsafeBufferPointer({ Squashing.needsWork(ascii: $0) }) {
+                // Leet, spaced-out or stretched letters: the squashing stage itself, on the view's units.
+                var units = Units()
+                units.scalars = ascii.map { UInt32($0) }
+                units.starts = starts
+                units.ends = ends
+                let squashed = Squashing.map(units, original: bytes) ?? units
+                squashedScore = LanguageGuess.score(squashed)
+                built[ViewName.squashed.index] = squashed.view(.squashed, originalCount: n)
+            } else {
+                squashedScore = changed || sawOther ? ascii.withUnsafeBufferPointer { LanguageGuess.score(ascii: $0) } : rawScore
+                built[ViewName.squashed.index] = view.renamed(.squashed)
+            }
+            language = rawScore.combined(wordsFrom: squashedScore).language
+        }
+        self.init(
+            original: bytes, hadInvalidUTF8: false, isASCII: !sawNonASCII, language: language, turkicFolding: turkic, views: built)
+    }
+
+    /// The words `LanguageGuess` reads in the raw text, as ASCII: each ASCII byte as it is, a
+    /// Turkish letter as its ASCII base, any other scalar a space (it ends a word there). Only
+    /// for text the path covers (valid UTF-8 of scalars below U+10000).
+    private static func rawWords(_ bytes: [UInt8]) -> [UInt8] {
+        var words: [UInt8] = []
+        words.reserveCapacity(bytes.count)
+        var i = 0
+        while i < bytes.count {
+            let byte = bytes[i]
+            if byte < 0x80 {
+                words.append(byte)
+                i += 1
+                continue
+            }
+            let (scalar, length) = scalar(in: bytes, at: i)
+            let fate = SimpleScalars.fate(of: scalar)
+            words.append((fate >> SimpleScalars.weightShift) & 3 != 0 ? UInt8(truncatingIfNeeded: fate & 0x7F) : 0x20)
+            i += length
+        }
+        return words
+    }
+
+    /// The scalar of two or three bytes starting at `i`, and its length (valid UTF-8 only).
+    @inline(__always)
+    private static func scalar(in bytes: [UInt8], at i: Int) -> (UInt32, Int) {
+        let byte = bytes[i]
+        if byte < 0xE0 { return (UInt32(byte & 0x1F) << 6 | UInt32(bytes[i + 1] & 0x3F), 2) }
+        return (UInt32(byte & 0x0F) << 12 | UInt32(bytes[i + 1] & 0x3F) << 6 | UInt32(bytes[i + 2] & 0x3F), 3)
+    }
+
+    /// Maps the digits of every word (a run of letters and digits) that holds a look-alike letter
+    /// to the letter they imitate, as the skeleton stage does; true when a byte changed.
+    private static func mapDigitsInLookAlikeWords(
+        _ ascii: inout [UInt8], original: [UInt8], starts: [UInt32], turkic: Bool
+    ) -> Bool {
+        let flag = turkic ? SimpleScalars.lookAlikeWhenTurkic : SimpleScalars.lookAlike
+        var changed = false
+        let n = ascii.count
+        var i = 0
+        while i < n {
+            guard Self.isWordByte(ascii[i]) else {
+                i += 1
+                continue
+            }
+            var end = i
+            var hasLookAlike = false
+            while end < n && Self.isWordByte(ascii[end]) {
+                let from = Int(starts[end])
+                let byte = original[from]
+                if byte >= 0x80 {
+                    if SimpleScalars.fate(of: scalar(in: original, at: from).0) & flag != 0 { hasLookAlike = true }
+                } else if byte == 0x49 && turkic && SimpleScalars.capitalIIsLookAlikeWhenTurkic {
+                    hasLookAlike = true
+                }
+                end += 1
+            }
+            if hasLookAlike {
+                for k in i..<end where ascii[k] &- 0x30 < 10 {
+                    let letter = Skeleton.lookAlikeLetter[Int(ascii[k])]
+                    if letter != 0 {
+                        ascii[k] = letter
+                        changed = true
+                    }
+                }
+            }
+            i = end
+        }
+        return changed
+    }
+
+    /// An ASCII letter or digit: what the skeleton stage takes for part of a word here.
+    @inline(__always)
+    private static func isWordByte(_ byte: UInt8) -> Bool { byte &- 0x61 < 26 || byte &- 0x30 < 10 }
+}
