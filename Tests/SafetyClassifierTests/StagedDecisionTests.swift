@@ -57,4 +57,28 @@ import TextNormalization
         for record in records.prefix(200) { _ = everything.classify(record.text, evidence: .all) }
         #expect(stagedSearches < everything.counters.ruleViewsSearched)
     }
+
+    /// A safe look-alike that overlaps a harmful rule's first match must not hide a later one
+    /// (a guard for anyone who would stop harmful rules at their first match: measured, it saved
+    /// under 1 % of a harmful 1 KB prompt's instructions, as most fire once).
+    @Test func aSuppressedFirstMatchDoesNotHideALaterOne() throws {
+        func rule(_ id: String, _ label: RuleLabel, _ pattern: String) -> Rule {
+            Rule(
+                id: id, label: label, type: label == .harmful ? .violence : nil, views: [.ascii], language: .en, pattern: pattern,
+                examples: RuleExamples(match: ["x"], noMatch: ["y"]), note: "test")
+        }
+        let rules = try CompiledRuleSet(rules: [
+            rule("t.kill", .harmful, #"\bkill(?:ing)?\b"#), rule("t.killing-time", .safe, #"\bkilling\s+time\b"#),
+        ])
+        let session = SafetyClassifier(rules: rules).makeSession()
+        for text in ["I was killing time, now I will kill him", "killing time", "I will kill him, killing time"] {
+            let staged = session.classify(text)
+            let full = session.classify(text, evidence: .all)
+            #expect(staged.classification == full.classification, "\(text)")
+            #expect(staged.decidingRuleIDs == full.decidingRuleIDs, "\(text)")
+            #expect(staged.suppressed.map(\.originalRange) == full.suppressed.map(\.originalRange), "\(text)")
+        }
+        #expect(session.classify("I was killing time, now I will kill him").classification == .harmful(.violence))
+        #expect(session.classify("killing time").classification == .safe)
+    }
 }
