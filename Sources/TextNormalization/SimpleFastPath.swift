@@ -21,149 +21,46 @@ extension NormalizedText {
         let n = bytes.count
         // A scalar of two bytes may become three (the most any does), one of three at most three.
         let capacity = n + n / 2 + 1
-        var turkishLetters = 0
-        // The skeleton stage maps digits in words that hold a look-alike letter; which folding
-        // applies is known only after this pass, so both are tracked. Look-alike bits (bit 0: under
-        // default folding, bit 1: Turkic) of the word being read, whether it holds a digit, and the
-        // bits of every word so far that held both.
-        var wordLookAlikes: UInt32 = 0
-        var wordHasDigit = false
-        var digitWordLookAlikes: UInt32 = 0
-        let capitalILookAlike: UInt32 = SimpleScalars.capitalIIsLookAlikeWhenTurkic ? 2 : 0
-        var sawCapitalI = false
-        var sawNonASCII = false
-        // A non-ASCII scalar other than a Turkish letter: the raw text's words are not the view's.
-        var sawOther = false
-        var covered = true
         var starts: [UInt32] = []
         var ends: [UInt32] = []
-        var ascii = [UInt8](unsafeUninitializedCapacity: capacity) { out, written in
-            starts = [UInt32](unsafeUninitializedCapacity: capacity) { outStarts, writtenStarts in
-                ends = [UInt32](unsafeUninitializedCapacity: capacity) { outEnds, writtenEnds in
-                    bytes.withUnsafeBufferPointer { bytes in
-                        SimpleScalars.asciiBytes.withUnsafeBufferPointer { asciiBytes in
-                            SimpleScalars.table.blockOf.withUnsafeBufferPointer { blockOf in
-                                SimpleScalars.table.fates.withUnsafeBufferPointer { fates in
-                                    var i = 0
-                                    var k = 0
-                                    // Where the units of the current normalisation chunk start.
-                                    var chunk = 0
-                                    /// Notes one output byte for the word tracking.
-                                    @inline(__always)
-                                    func track(_ mapped: UInt8) {
-                                        if mapped &- 0x61 >= 26 {
-                                            // Not a letter: a digit joins the word, anything else ends it.
-                                            if mapped &- 0x30 < 10 {
-                                                wordHasDigit = true
-                                            } else {
-                                                if wordHasDigit { digitWordLookAlikes |= wordLookAlikes }
-                                                wordHasDigit = false
-                                                wordLookAlikes = 0
-                                            }
-                                        }
+        var pass = SimplePass()
+        // The raw text's words as `LanguageGuess` reads them, one byte per scalar (see `SimplePass`),
+        // scored here only when they differ from the view's.
+        var rawScoreOfWords: LanguageGuess.Score?
+        var ascii: [UInt8] = []
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: max(n, 1)) { words in
+            ascii = [UInt8](unsafeUninitializedCapacity: capacity) { out, written in
+                starts = [UInt32](unsafeUninitializedCapacity: capacity) { outStarts, writtenStarts in
+                    ends = [UInt32](unsafeUninitializedCapacity: capacity) { outEnds, writtenEnds in
+                        bytes.withUnsafeBufferPointer { bytes in
+                            SimpleScalars.asciiBytes.withUnsafeBufferPointer { asciiBytes in
+                                SimpleScalars.table.blockOf.withUnsafeBufferPointer { blockOf in
+                                    SimpleScalars.table.fates.withUnsafeBufferPointer { fates in
+                                        pass = SimplePass.run(
+                                            bytes, out: out, starts: outStarts, ends: outEnds, words: words, asciiBytes: asciiBytes,
+                                            blockOf: blockOf, fates: fates)
+                                        writtenEnds = pass.written
+                                        writtenStarts = pass.written
+                                        written = pass.written
                                     }
-                                    while i < n {
-                                        let byte = bytes[i]
-                                        if byte < 0x80 {
-                                            let mapped = asciiBytes[Int(byte)]
-                                            guard mapped != 0 else {
-                                                covered = false
-                                                break
-                                            }
-                                            track(mapped)
-                                            if byte == 0x49 {
-                                                sawCapitalI = true
-                                                wordLookAlikes |= capitalILookAlike
-                                            }
-                                            out[k] = mapped
-                                            outStarts[k] = UInt32(truncatingIfNeeded: i)
-                                            outEnds[k] = UInt32(truncatingIfNeeded: i + 1)
-                                            chunk = k
-                                            i += 1
-                                            k += 1
-                                            continue
-                                        }
-                                        // Two or three bytes (a covered scalar is below U+10000).
-                                        let scalar: Int
-                                        let length: Int
-                                        if byte &- 0xC2 < 0x1E {
-                                            guard i + 1 < n, bytes[i + 1] & 0xC0 == 0x80 else {
-                                                covered = false
-                                                break
-                                            }
-                                            scalar = Int(byte & 0x1F) << 6 | Int(bytes[i + 1] & 0x3F)
-                                            length = 2
-                                        } else if byte &- 0xE0 < 0x10 {
-                                            guard i + 2 < n, bytes[i + 1] & 0xC0 == 0x80, bytes[i + 2] & 0xC0 == 0x80 else {
-                                                covered = false
-                                                break
-                                            }
-                                            scalar = Int(byte & 0x0F) << 12 | Int(bytes[i + 1] & 0x3F) << 6 | Int(bytes[i + 2] & 0x3F)
-                                            // Overlong forms are invalid UTF-8 (surrogates are not in the table).
-                                            guard scalar >= 0x800 else {
-                                                covered = false
-                                                break
-                                            }
-                                            length = 3
-                                        } else {
-                                            covered = false
-                                            break
-                                        }
-                                        let fate = fates[Int(blockOf[scalar >> 6]) << 6 | scalar & 63]
-                                        guard fate & SimpleScalars.covered != 0 else {
-                                            covered = false
-                                            break
-                                        }
-                                        sawNonASCII = true
-                                        let weight = Int((fate >> SimpleScalars.weightShift) & 3)
-                                        turkishLetters += weight
-                                        if weight == 0 { sawOther = true }
-                                        let end = UInt32(truncatingIfNeeded: i + length)
-                                        if fate & SimpleScalars.joinsChunkBefore != 0 {
-                                            // Removed, in the chunk before: its units now end here.
-                                            for unit in chunk..<k { outEnds[unit] = end }
-                                            i += length
-                                            continue
-                                        }
-                                        chunk = k
-                                        let start = UInt32(truncatingIfNeeded: i)
-                                        var mapped = UInt8(truncatingIfNeeded: fate & 0x7F)
-                                        var rest = fate >> 7
-                                        if mapped != 0 {
-                                            wordLookAlikes |= (fate >> 21) & 3
-                                            while true {
-                                                track(mapped)
-                                                out[k] = mapped
-                                                outStarts[k] = start
-                                                outEnds[k] = end
-                                                k += 1
-                                                mapped = UInt8(truncatingIfNeeded: rest & 0x7F)
-                                                guard mapped != 0 else { break }
-                                                rest >>= 7
-                                            }
-                                        }
-                                        i += length
-                                    }
-                                    if wordHasDigit { digitWordLookAlikes |= wordLookAlikes }
-                                    writtenEnds = k
-                                    writtenStarts = k
-                                    written = k
                                 }
                             }
                         }
                     }
                 }
             }
+            if pass.covered && pass.sawOther {
+                rawScoreOfWords = LanguageGuess.score(ascii: UnsafeBufferPointer(rebasing: words[0..<pass.scalars]))
+            }
         }
+        let (covered, turkishLetters, digitWordLookAlikes) = (pass.covered, pass.turkishLetters, pass.digitWordLookAlikes)
+        let (sawCapitalI, sawNonASCII, sawOther) = (pass.sawCapitalI, pass.sawNonASCII, pass.sawOther)
         guard covered else { return nil }
 
         // The raw text's score. Its words are the view's when every non-ASCII scalar is a Turkish
         // letter (which counts as its ASCII base in a word, as `LanguageGuess` folds it); other
         // scalars end a word there, so then the raw words are written out once more.
-        var rawScore =
-            sawOther
-            ? Self.rawWords(bytes).withUnsafeBufferPointer { LanguageGuess.score(ascii: $0) }
-            : ascii.withUnsafeBufferPointer { LanguageGuess.score(ascii: $0) }
+        var rawScore = rawScoreOfWords ?? ascii.withUnsafeBufferPointer { LanguageGuess.score(ascii: $0) }
         rawScore.turkishLetters = turkishLetters
         let turkic = options.localeLanguage == .tr || rawScore.language == .tr
         // The skeleton stage maps digits that imitate letters (1 → l) in words holding a look-alike
@@ -197,28 +94,6 @@ extension NormalizedText {
         }
         self.init(
             original: bytes, hadInvalidUTF8: false, isASCII: !sawNonASCII, language: language, turkicFolding: turkic, views: built)
-    }
-
-    /// The words `LanguageGuess` reads in the raw text, as ASCII: each ASCII byte as it is, a
-    /// Turkish letter as its ASCII base, any other scalar a space (it ends a word there). Only
-    /// for text the path covers (valid UTF-8 of scalars below U+10000).
-    private static func rawWords(_ bytes: [UInt8]) -> [UInt8] {
-        var words: [UInt8] = []
-        words.reserveCapacity(bytes.count)
-        var i = 0
-        while i < bytes.count {
-            let byte = bytes[i]
-            if byte < 0x80 {
-                words.append(byte)
-                i += 1
-                continue
-            }
-            let (scalar, length) = scalar(in: bytes, at: i)
-            let fate = SimpleScalars.fate(of: scalar)
-            words.append((fate >> SimpleScalars.weightShift) & 3 != 0 ? UInt8(truncatingIfNeeded: fate & 0x7F) : 0x20)
-            i += length
-        }
-        return words
     }
 
     /// The scalar of two or three bytes starting at `i`, and its length (valid UTF-8 only).
@@ -272,4 +147,167 @@ extension NormalizedText {
     /// An ASCII letter or digit: what the skeleton stage takes for part of a word here.
     @inline(__always)
     private static func isWordByte(_ byte: UInt8) -> Bool { byte &- 0x61 < 26 || byte &- 0x30 < 10 }
+}
+
+/// The one pass of the simple-text fast path over a prompt's bytes, and what it found. A function
+/// of its own, with its state in locals: written inline in the closures that fill the arrays, the
+/// state was captured, and loaded and stored for every byte.
+struct SimplePass {
+    /// Bytes written to the view (and to its starts and ends).
+    var written = 0
+    /// Bytes written to the raw words (only when `sawOther`).
+    var scalars = 0
+    /// False when some scalar is not covered (the pass stopped there).
+    var covered = true
+    var turkishLetters = 0
+    /// Look-alike bits (bit 0: under default folding, bit 1: Turkic) of every word holding both a
+    /// digit and a look-alike letter: the skeleton maps digits there (which folding applies is
+    /// known only after this pass, so both are tracked).
+    var digitWordLookAlikes: UInt32 = 0
+    var sawCapitalI = false
+    var sawNonASCII = false
+    /// A non-ASCII scalar other than a Turkish letter: the raw text's words are not the view's.
+    var sawOther = false
+
+    static func run(
+        _ bytes: UnsafeBufferPointer<UInt8>, out: UnsafeMutableBufferPointer<UInt8>, starts outStarts: UnsafeMutableBufferPointer<UInt32>,
+        ends outEnds: UnsafeMutableBufferPointer<UInt32>, words: UnsafeMutableBufferPointer<UInt8>, asciiBytes: UnsafeBufferPointer<UInt8>,
+        blockOf: UnsafeBufferPointer<UInt16>,
+        fates: UnsafeBufferPointer<SimpleScalars.Fate>
+    ) -> SimplePass {
+        let n = bytes.count
+        let capitalILookAlike: UInt32 = SimpleScalars.capitalIIsLookAlikeWhenTurkic ? 2 : 0
+        var turkishLetters = 0
+        // The word being read: its look-alike bits, and whether it holds a digit.
+        var wordLookAlikes: UInt32 = 0
+        var wordHasDigit = false
+        var digitWordLookAlikes: UInt32 = 0
+        var sawCapitalI = false
+        var sawNonASCII = false
+        var sawOther = false
+        var covered = true
+        var i = 0
+        var k = 0
+        // The raw words hold one byte per scalar read, but only from the first scalar that is not
+        // ASCII or a Turkish letter on: until then they are the view's bytes (ASCII lowercased,
+        // which `LanguageGuess` reads the same), copied over at that scalar.
+        var w = 0
+        var wordsDiffer = false
+        // Where the units of the current normalisation chunk start.
+        var chunk = 0
+        /// Notes one output byte for the word tracking.
+        @inline(__always)
+        func track(_ mapped: UInt8) {
+            if mapped &- 0x61 >= 26 {
+                // Not a letter: a digit joins the word, anything else ends it.
+                if mapped &- 0x30 < 10 {
+                    wordHasDigit = true
+                } else {
+                    if wordHasDigit { digitWordLookAlikes |= wordLookAlikes }
+                    wordHasDigit = false
+                    wordLookAlikes = 0
+                }
+            }
+        }
+        while i < n {
+            let byte = bytes[i]
+            if byte < 0x80 {
+                let mapped = asciiBytes[Int(byte)]
+                guard mapped != 0 else {
+                    covered = false
+                    break
+                }
+                track(mapped)
+                if byte == 0x49 {
+                    sawCapitalI = true
+                    wordLookAlikes |= capitalILookAlike
+                }
+                out[k] = mapped
+                outStarts[k] = UInt32(truncatingIfNeeded: i)
+                outEnds[k] = UInt32(truncatingIfNeeded: i + 1)
+                if wordsDiffer {
+                    words[w] = byte
+                    w += 1
+                }
+                chunk = k
+                i += 1
+                k += 1
+                continue
+            }
+            // Two or three bytes (a covered scalar is below U+10000).
+            let scalar: Int
+            let length: Int
+            if byte &- 0xC2 < 0x1E {
+                guard i + 1 < n, bytes[i + 1] & 0xC0 == 0x80 else {
+                    covered = false
+                    break
+                }
+                scalar = Int(byte & 0x1F) << 6 | Int(bytes[i + 1] & 0x3F)
+                length = 2
+            } else if byte &- 0xE0 < 0x10 {
+                guard i + 2 < n, bytes[i + 1] & 0xC0 == 0x80, bytes[i + 2] & 0xC0 == 0x80 else {
+                    covered = false
+                    break
+                }
+                scalar = Int(byte & 0x0F) << 12 | Int(bytes[i + 1] & 0x3F) << 6 | Int(bytes[i + 2] & 0x3F)
+                // Overlong forms are invalid UTF-8 (surrogates are not in the table).
+                guard scalar >= 0x800 else {
+                    covered = false
+                    break
+                }
+                length = 3
+            } else {
+                covered = false
+                break
+            }
+            let fate = fates[Int(blockOf[scalar >> 6]) << 6 | scalar & 63]
+            guard fate & SimpleScalars.covered != 0 else {
+                covered = false
+                break
+            }
+            sawNonASCII = true
+            let weight = Int((fate >> SimpleScalars.weightShift) & 3)
+            turkishLetters += weight
+            if weight == 0 && !wordsDiffer {
+                sawOther = true
+                wordsDiffer = true
+                for unit in 0..<k { words[unit] = out[unit] }
+                w = k
+            }
+            if wordsDiffer {
+                // A Turkish letter counts as its ASCII base in a word; any other scalar ends one.
+                words[w] = weight != 0 ? UInt8(truncatingIfNeeded: fate & 0x7F) : 0x20
+                w += 1
+            }
+            let end = UInt32(truncatingIfNeeded: i + length)
+            if fate & SimpleScalars.joinsChunkBefore != 0 {
+                // Removed, in the chunk before: its units now end here.
+                for unit in chunk..<k { outEnds[unit] = end }
+                i += length
+                continue
+            }
+            chunk = k
+            let start = UInt32(truncatingIfNeeded: i)
+            var mapped = UInt8(truncatingIfNeeded: fate & 0x7F)
+            var rest = fate >> 7
+            if mapped != 0 {
+                wordLookAlikes |= (fate >> 21) & 3
+                while true {
+                    track(mapped)
+                    out[k] = mapped
+                    outStarts[k] = start
+                    outEnds[k] = end
+                    k += 1
+                    mapped = UInt8(truncatingIfNeeded: rest & 0x7F)
+                    guard mapped != 0 else { break }
+                    rest >>= 7
+                }
+            }
+            i += length
+        }
+        if wordHasDigit { digitWordLookAlikes |= wordLookAlikes }
+        return SimplePass(
+            written: k, scalars: w, covered: covered, turkishLetters: turkishLetters, digitWordLookAlikes: digitWordLookAlikes,
+            sawCapitalI: sawCapitalI, sawNonASCII: sawNonASCII, sawOther: sawOther)
+    }
 }

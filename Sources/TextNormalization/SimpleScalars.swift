@@ -26,14 +26,6 @@ public enum SimpleScalars {
     static let joinsChunkBefore: Fate = 1 << 25
     static let covered: Fate = 1 << 31
 
-    /// The ASCII bytes of a fate, low byte first, one per 8 bits (for the loop that writes them).
-    @inline(__always)
-    static func bytes(_ fate: Fate) -> (first: UInt8, rest: UInt32) {
-        let first = UInt8(truncatingIfNeeded: fate & 0x7F)
-        let rest = (fate >> 7) & 0x7F | ((fate >> 14) & 0x7F) << 8
-        return (first, rest)
-    }
-
     /// The fate of the scalar `(block << 6) | low` below U+10000: `blockOf[scalar >> 6]` is the
     /// block's index in `fates` (0: a block of uncovered scalars), then 64 fates per block.
     static let table: (blockOf: [UInt16], fates: [Fate]) = {

@@ -477,30 +477,32 @@ enum Squashing {
     static func join(_ input: Units) -> Units {
         let s = input.scalars
         let n = s.count
-        // Copied only from the first run to join on: most texts have none.
+        // Built only from the first run to join on (most texts have none); the units between
+        // runs are copied a span at a time (`input[0 ..< copied]` is in `out`).
         var out: Units?
+        var copied = 0
         var i = 0
         while i < n {
             if isSingleton(s, i) {
                 let run = singletonRun(s, at: i)
                 if run.count >= 3 {
-                    if out == nil {
-                        out = Units(reservingCapacity: n)
-                        out!.append(contentsOf: input, 0..<i)
-                    }
+                    if out == nil { out = Units(reservingCapacity: n) }
+                    out!.append(contentsOf: input, copied..<i)
                     var k = i
                     while k <= run.last {
                         out!.append(s[k], input.starts[k], input.ends[k])
                         k += 2
                     }
                     i = run.last + 1
+                    copied = i
                     continue
                 }
             }
-            out?.append(s[i], input.starts[i], input.ends[i])
             i += 1
         }
-        return out ?? input
+        guard var out else { return input }
+        out.append(contentsOf: input, copied..<n)
+        return out
     }
 
     /// Leet symbols become letters inside tokens that hold at least one letter ("k1ll", "5uicide"),
