@@ -252,6 +252,15 @@ public struct RuleSelection: Sendable, Hashable {
 
     /// How many rules are selected.
     public var count: Int { indices.count }
+
+    /// The same selection in buffers of its own (for one `RuleMatcher`).
+    func ownCopy() -> RuleSelection { RuleSelection(indices: indices.map { $0 }, bits: bits.map { $0 }, viewPairs: viewPairs) }
+
+    private init(indices: [Int], bits: [UInt64], viewPairs: Int) {
+        self.indices = indices
+        self.bits = bits
+        self.viewPairs = viewPairs
+    }
 }
 
 /// Bit sets over a rule set's rules, 64 to a word.

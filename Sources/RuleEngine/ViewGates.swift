@@ -68,6 +68,17 @@ struct ViewGates: Sendable {
         gatedViews = Set(ViewName.allCases.indices.filter { gateOfSlot[$0] != nil }.map { ViewName.allCases[$0] })
     }
 
+    /// The same gates in buffers of their own (for one `RuleMatcher`: see
+    /// `LiteralPrefilter.withOwnRuleArrays`).
+    func withOwnArrays() -> ViewGates { ViewGates(copying: self) }
+
+    private init(copying other: ViewGates) {
+        gates = other.gates.map { $0.map { $0.map { $0 } } }
+        gateOfSlot = other.gateOfSlot.map { $0 }
+        startsWord = other.startsWord.map { $0.map { $0 } }
+        gatedViews = other.gatedViews
+    }
+
     /// Whether gate `index` is open for `text`: the text is pure ASCII (its gated views are its
     /// ascii view, scanned anyway), the ascii view was not built, or one of the gate's words occurs
     /// in it (ASCII letters compared without case).

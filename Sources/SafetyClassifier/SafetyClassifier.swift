@@ -121,16 +121,15 @@ public final class SafetyClassifier: Sendable {
 
         /// The matches of the stages that can decide `text`'s label under `profile`.
         func stagedResult(_ text: NormalizedText, profile: Profile) -> RuleMatchResult {
-            let rules = classifier.rules
             matcher.begin(text)
             var result = RuleMatchResult()
-            matcher.match(rules.selection(label: .emergency), into: &result)
+            matcher.match(label: .emergency, into: &result)
             if result.matches.isEmpty {
-                matcher.match(rules.selection(label: .harmful), into: &result)
+                matcher.match(label: .harmful, into: &result)
                 // A safe look-alike only suppresses harmful matches it overlaps: none can start
                 // after the last of them ends.
                 if let end = result.matches.map(\.originalRange.upperBound).max() {
-                    matcher.match(rules.selection(label: .safe), into: &result, startingBefore: end)
+                    matcher.match(label: .safe, into: &result, startingBefore: end)
                 }
             }
             if let topics = profile.topics,
