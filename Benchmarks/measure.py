@@ -3,6 +3,8 @@
 
     measure.py patterns RULES_DIR OUT.txt [--utf]   the rules' `pattern` fields, one per line, for pcre2grep
     measure.py wall --runs N [--stdin FILE] -- CMD...   wall time and peak RSS of CMD (stdout discarded), as JSON
+    measure.py pairs --runs N -- A... -- B...       A and B alternately N times: their wall times and the
+                                                    median of A/B, as JSON
     measure.py ttfr --runs N -- CMD...              time until CMD writes its first output line, as JSON
     measure.py rss --seconds S -- CMD...            peak RSS of CMD sampled every 0.2 s for at most S seconds
                                                     (then CMD is stopped), and the output lines it wrote
@@ -63,26 +65,51 @@ def split_command(args):
     return runs, stdin, args[1:]
 
 
+def run_once(command, stdin):
+    """One run of `command`: wall time, CPU time (user + sys), peak RSS in KiB, exit code, stderr."""
+    with open(stdin or os.devnull, "rb") as source, open(os.devnull, "wb") as sink:
+        start = time.perf_counter()
+        process = subprocess.Popen(command, stdin=source, stdout=sink, stderr=subprocess.PIPE)
+        # wait4 instead of wait: the child's own peak RSS.
+        _, status, usage = os.wait4(process.pid, 0)
+        elapsed = time.perf_counter() - start
+        err = process.stderr.read().decode(errors="replace")
+        process.stderr.close()
+        return elapsed, usage.ru_utime + usage.ru_stime, usage.ru_maxrss, os.waitstatus_to_exitcode(status), err
+
+
 def wall(args):
     runs, stdin, command = split_command(args)
-    times, cpus, rss, codes = [], [], 0, set()
+    times, cpus, rss, codes, err = [], [], 0, set(), ""
     for _ in range(runs):
-        with open(stdin or os.devnull, "rb") as source, open(os.devnull, "wb") as sink:
-            start = time.perf_counter()
-            process = subprocess.Popen(command, stdin=source, stdout=sink, stderr=subprocess.PIPE)
-            # wait4 instead of wait: the child's own peak RSS.
-            _, status, usage = os.wait4(process.pid, 0)
-            times.append(time.perf_counter() - start)
-            cpus.append(usage.ru_utime + usage.ru_stime)
-            process.returncode = os.waitstatus_to_exitcode(status)
-            err = process.stderr.read().decode(errors="replace")
-            process.stderr.close()
-            codes.add(process.returncode)
-            rss = max(rss, usage.ru_maxrss)
+        elapsed, cpu, maxrss, code, err = run_once(command, stdin)
+        times.append(elapsed)
+        cpus.append(cpu)
+        codes.add(code)
+        rss = max(rss, maxrss)
     print(json.dumps({"median_s": statistics.median(times), "min_s": min(times), "max_s": max(times),
                       "runs": [round(t, 4) for t in times],
                       "cpu_median_s": statistics.median(cpus), "maxrss_kib": rss, "exit_codes": sorted(codes),
                       "stderr_tail": err[-300:]}))
+
+
+def pairs(args):
+    """Two commands (`-- A ... -- B ...`) run alternately, A then B, `--runs` times: a speed swing
+    of the machine between minutes then hits both sides of each pair alike."""
+    runs, stdin, rest = split_command(args)
+    if "--" not in rest:
+        sys.exit("measure.py pairs: give two commands: -- A ... -- B ...")
+    split = rest.index("--")
+    first, second = rest[:split], rest[split + 1:]
+    a, b, codes = [], [], set()
+    for _ in range(runs):
+        for command, walls in ((first, a), (second, b)):
+            elapsed, _, _, code, _ = run_once(command, stdin)
+            walls.append(elapsed)
+            codes.add(code)
+    ratios = [x / y for x, y in zip(a, b)]
+    print(json.dumps({"a_s": [round(t, 4) for t in a], "b_s": [round(t, 4) for t in b],
+                      "median_ratio": statistics.median(ratios), "exit_codes": sorted(codes)}))
 
 
 def ttfr(args):
@@ -147,6 +174,8 @@ def main():
         patterns(args[0], args[1], "--utf" in args[2:])
     elif command == "wall":
         wall(args)
+    elif command == "pairs":
+        pairs(args)
     elif command == "ttfr":
         ttfr(args)
     elif command == "rss":
