@@ -103,7 +103,7 @@ public struct NormalizedText: Sendable {
             if deepest >= .squashed {
                 if folded.withUnsafeBufferPointer({ Squashing.needsWork(ascii: $0) }) {
                     let units = folded.withUnsafeBufferPointer { UTF8Encoding.decode($0).units }
-                    let squashed = Squashing.map(units, original: bytes) ?? units
+                    let squashed = Squashing.map(units, original: bytes, needsWork: true) ?? units
                     squashedScore = LanguageGuess.score(squashed)
                     if wanted & 1 << ViewName.squashed.index != 0 {
                         built[ViewName.squashed.index] = squashed.view(.squashed, originalCount: bytes.count)

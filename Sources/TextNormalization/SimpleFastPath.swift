@@ -83,7 +83,7 @@ extension NormalizedText {
                 units.scalars = ascii.map { UInt32($0) }
                 units.starts = starts
                 units.ends = ends
-                let squashed = Squashing.map(units, original: bytes) ?? units
+                let squashed = Squashing.map(units, original: bytes, needsWork: true) ?? units
                 squashedScore = LanguageGuess.score(squashed)
                 built[ViewName.squashed.index] = squashed.view(.squashed, originalCount: n)
             } else {

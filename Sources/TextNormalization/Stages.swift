@@ -200,10 +200,12 @@ enum Squashing {
     /// Control characters that folding removed (`hello\0kill`) first become spaces here: the
     /// ascii view reads a control inside a word as nothing (`k\u{1B}ill` → "kill"), this view reads
     /// it as a separator (`hello\0kill` → "hello kill"; `k\0i\0l\0l` → "k i l l" → "kill").
-    static func map(_ ascii: Units, original: [UInt8]) -> Units? {
+    /// `needsWork`: the caller has found that `needsWork(ascii)` holds (the fast paths ask it on
+    /// bytes first), so it is not asked again unless controls were turned into spaces.
+    static func map(_ ascii: Units, original: [UInt8], needsWork known: Bool = false) -> Units? {
         let separated = separatingRemovedControls(ascii, original: original)
         let input = separated ?? ascii
-        guard needsWork(input) else { return separated }
+        guard known && separated == nil || needsWork(input) else { return separated }
         // Each pass shortens the text or removes leet symbols, so this ends; in practice at once.
         // The bound is a second guard: a pass that changes nothing must never spin.
         var current = pass(input)
