@@ -102,9 +102,11 @@ public struct NormalizedText: Sendable {
             keep(.ascii, folded)
             if deepest >= .squashed {
                 if folded.withUnsafeBufferPointer({ Squashing.needsWork(ascii: $0) }) {
-                    let units = folded.withUnsafeBufferPointer { UTF8Encoding.decode($0).units }
+                    // Squashed as bytes: every unit is one byte, mapped to itself.
+                    let n = UInt32(truncatingIfNeeded: folded.count)
+                    let units = ASCIIUnits(scalars: folded, starts: Array(0..<n), ends: Array(1..<(n + 1)))
                     let squashed = Squashing.map(units, original: bytes, needsWork: true) ?? units
-                    squashedScore = LanguageGuess.score(squashed)
+                    squashedScore = squashed.scalars.withUnsafeBufferPointer { LanguageGuess.score(ascii: $0) }
                     if wanted & 1 << ViewName.squashed.index != 0 {
                         built[ViewName.squashed.index] = squashed.view(.squashed, originalCount: bytes.count)
                     }

@@ -78,13 +78,10 @@ extension NormalizedText {
         if views.contains(.squashed) {
             let squashedScore: LanguageGuess.Score
             if ascii.withUnsafeBufferPointer({ Squashing.needsWork(ascii: $0) }) {
-                // Leet, spaced-out or stretched letters: the squashing stage itself, on the view's units.
-                var units = Units()
-                units.scalars = ascii.map { UInt32($0) }
-                units.starts = starts
-                units.ends = ends
+                // Leet, spaced-out or stretched letters: the squashing stage itself, on the view's bytes.
+                let units = ASCIIUnits(scalars: ascii, starts: starts, ends: ends)
                 let squashed = Squashing.map(units, original: bytes, needsWork: true) ?? units
-                squashedScore = LanguageGuess.score(squashed)
+                squashedScore = squashed.scalars.withUnsafeBufferPointer { LanguageGuess.score(ascii: $0) }
                 built[ViewName.squashed.index] = squashed.view(.squashed, originalCount: n)
             } else {
                 squashedScore = changed || sawOther ? ascii.withUnsafeBufferPointer { LanguageGuess.score(ascii: $0) } : rawScore

@@ -202,7 +202,7 @@ enum Squashing {
     /// it as a separator (`hello\0kill` → "hello kill"; `k\0i\0l\0l` → "k i l l" → "kill").
     /// `needsWork`: the caller has found that `needsWork(ascii)` holds (the fast paths ask it on
     /// bytes first), so it is not asked again unless controls were turned into spaces.
-    static func map(_ ascii: Units, original: [UInt8], needsWork known: Bool = false) -> Units? {
+    static func map<Text: UnitStorage>(_ ascii: Text, original: [UInt8], needsWork known: Bool = false) -> Text? {
         let separated = separatingRemovedControls(ascii, original: original)
         let input = separated ?? ascii
         guard known && separated == nil || needsWork(input) else { return separated }
@@ -221,7 +221,7 @@ enum Squashing {
 
     /// `units` with a space wherever the original bytes between two units hold a C0/C1 control
     /// that folding removed; nil when there is none.
-    static func separatingRemovedControls(_ units: Units, original: [UInt8]) -> Units? {
+    static func separatingRemovedControls<Text: UnitStorage>(_ units: Text, original: [UInt8]) -> Text? {
         // The usual case, a text without such controls, in one pass over the bytes.
         guard Self.holdsInvisibleControl(original) else { return nil }
         func gapHoldsControl(_ from: Int, _ to: Int) -> Bool {
@@ -237,15 +237,15 @@ enum Squashing {
             }
             return false
         }
-        var out: Units?
+        var out: Text?
         for i in 0..<units.count {
             // Only between two ASCII letters or digits: a space before a combining mark would
             // change what later passes make of it (the fuzzer found squashing not idempotent).
-            if i > 0, isASCIIAlphanumeric(units.scalars[i - 1]), isASCIIAlphanumeric(units.scalars[i]) {
+            if i > 0, isASCIIAlphanumeric(UInt32(units.scalars[i - 1])), isASCIIAlphanumeric(UInt32(units.scalars[i])) {
                 let from = Int(units.ends[i - 1]), to = Int(units.starts[i])
                 if from < to, to <= original.count, gapHoldsControl(from, to) {
                     if out == nil {
-                        out = Units(reservingCapacity: units.count + 4)
+                        out = Text(reservingCapacity: units.count + 4)
                         out!.append(contentsOf: units, 0..<i)
                     }
                     out!.append(0x20, UInt32(from), UInt32(to))
@@ -303,12 +303,12 @@ enum Squashing {
     /// Whether one pass would change anything: a run of three identical ASCII letters, a leet
     /// symbol in a token with a letter, or three one-character ASCII tokens in a row with single
     /// separators between them.
-    static func needsWork(_ units: Units) -> Bool {
+    static func needsWork<Text: UnitStorage>(_ units: Text) -> Bool {
         let s = units.scalars
         let n = s.count
         var i = 0
         while i < n {
-            guard isTokenScalar(s[i]) else {
+            guard isTokenScalar(UInt32(s[i])) else {
                 i += 1
                 continue
             }
@@ -316,10 +316,10 @@ enum Squashing {
             var hasLetter = false
             var hasLeet = false
             var same = 0
-            while end < n && isTokenScalar(s[end]) {
-                let c = s[end]
+            while end < n && isTokenScalar(UInt32(s[end])) {
+                let c = UInt32(s[end])
                 if isLetter(c) { hasLetter = true } else if leet(c) != nil { hasLeet = true }
-                if end > i && c == s[end - 1] && isASCIILetter(c) {
+                if end > i && c == UInt32(s[end - 1]) && isASCIILetter(c) {
                     same += 1
                     if same >= 2 { return true }
                 } else {
@@ -436,14 +436,14 @@ enum Squashing {
             $0.utf8.reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
         })
 
-    static func pass(_ input: Units) -> Units {
+    static func pass<Text: UnitStorage>(_ input: Text) -> Text {
         shorten(mapLeet(join(shorten(input))))
     }
 
     /// Runs of three or more identical ASCII letters become one letter.
-    static func shorten(_ input: Units) -> Units {
+    static func shorten<Text: UnitStorage>(_ input: Text) -> Text {
         guard hasStretchedLetter(input.scalars) else { return input }
-        var out = Units(reservingCapacity: input.count)
+        var out = Text(reservingCapacity: input.count)
         let s = input.scalars
         // Units before `copied` are in `out`; the rest are copied a span at a time, not one by one.
         var copied = 0
@@ -451,7 +451,7 @@ enum Squashing {
         while i < s.count {
             var end = i + 1
             while end < s.count && s[end] == s[i] { end += 1 }
-            if end - i >= 3 && isASCIILetter(s[i]) {
+            if end - i >= 3 && isASCIILetter(UInt32(s[i])) {
                 out.append(contentsOf: input, copied..<i)
                 out.append(s[i], input.starts[i], input.ends[end - 1])
                 copied = end
@@ -463,11 +463,11 @@ enum Squashing {
     }
 
     /// Whether three identical ASCII letters follow each other somewhere (what `shorten` changes).
-    static func hasStretchedLetter(_ scalars: [UInt32]) -> Bool {
+    static func hasStretchedLetter<Scalar: FixedWidthInteger>(_ scalars: [Scalar]) -> Bool {
         scalars.withUnsafeBufferPointer { s in
             var i = 2
             while i < s.count {
-                if s[i] == s[i - 1] && s[i] == s[i - 2] && isASCIILetter(s[i]) { return true }
+                if s[i] == s[i - 1] && s[i] == s[i - 2] && isASCIILetter(UInt32(s[i])) { return true }
                 i += 1
             }
             return false
@@ -476,19 +476,19 @@ enum Squashing {
 
     /// Three or more one-character tokens separated by the same single separator are joined:
     /// "k i l l", "k.i.l.l", "k-1-l-l" → "kill"/"k1ll"; "k.i.l.l h.i.m" → "kill him".
-    static func join(_ input: Units) -> Units {
+    static func join<Text: UnitStorage>(_ input: Text) -> Text {
         let s = input.scalars
         let n = s.count
         // Built only from the first run to join on (most texts have none); the units between
         // runs are copied a span at a time (`input[0 ..< copied]` is in `out`).
-        var out: Units?
+        var out: Text?
         var copied = 0
         var i = 0
         while i < n {
             if isSingleton(s, i) {
                 let run = singletonRun(s, at: i)
                 if run.count >= 3 {
-                    if out == nil { out = Units(reservingCapacity: n) }
+                    if out == nil { out = Text(reservingCapacity: n) }
                     out!.append(contentsOf: input, copied..<i)
                     var k = i
                     while k <= run.last {
@@ -509,28 +509,48 @@ enum Squashing {
 
     /// Leet symbols become letters inside tokens that hold at least one letter ("k1ll", "5uicide"),
     /// but numbers stay numbers ("at 5", "2024").
-    static func mapLeet(_ input: Units) -> Units {
+    static func mapLeet<Text: UnitStorage>(_ input: Text) -> Text {
         var out = input
         let s = input.scalars
         var i = 0
         while i < s.count {
-            guard isTokenScalar(s[i]) else {
+            guard isTokenScalar(UInt32(s[i])) else {
                 i += 1
                 continue
             }
             var end = i
             var hasLetter = false
-            while end < s.count && isTokenScalar(s[end]) {
-                if isLetter(s[end]) { hasLetter = true }
+            while end < s.count && isTokenScalar(UInt32(s[end])) {
+                if isLetter(UInt32(s[end])) { hasLetter = true }
                 end += 1
             }
             if hasLetter && !isQuantity(s, i..<end) {
                 for k in i..<end {
-                    if let letter = leet(s[k]) { out.scalars[k] = letter }
+                    if let letter = leet(UInt32(s[k])) { out.scalars[k] = Text.Scalar(truncatingIfNeeded: letter) }
                 }
             }
             i = end
         }
         return out
+    }
+}
+
+/// ASCII scalars as bytes, with their original ranges: an ascii view under construction.
+struct ASCIIUnits: UnitStorage {
+    var scalars: [UInt8] = []
+    var starts: [UInt32] = []
+    var ends: [UInt32] = []
+
+    init() {}
+
+    init(scalars: [UInt8], starts: [UInt32], ends: [UInt32]) {
+        self.scalars = scalars
+        self.starts = starts
+        self.ends = ends
+    }
+
+    /// As a view: the bytes, each mapped to its range.
+    func view(_ name: ViewName, originalCount: Int) -> NormalizedView {
+        NormalizedView(name: name, utf8: scalars, map: OffsetMap(starts: starts, ends: ends, originalCount: originalCount))
     }
 }

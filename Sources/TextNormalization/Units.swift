@@ -1,15 +1,17 @@
-/// Text under construction: Unicode scalars, each with the original byte range it came from.
-///
-/// Every pipeline stage reads one `Units` and appends to the next, so the offset map of any view is
-/// exact by construction and monotonic because stages only ever append in order.
-struct Units {
-    var scalars: [UInt32] = []
-    var starts: [UInt32] = []
-    var ends: [UInt32] = []
+/// Scalars, each with the original byte range it came from: `Units` (any scalars) and
+/// `ASCIIUnits` (the bytes of an ascii view, which the fast paths squash without widening them).
+/// The stages that work on either (squashing) are written once against this.
+protocol UnitStorage {
+    associatedtype Scalar: FixedWidthInteger & UnsignedInteger
+    var scalars: [Scalar] { get set }
+    var starts: [UInt32] { get set }
+    var ends: [UInt32] { get set }
+    init()
+}
 
-    init() {}
-
+extension UnitStorage {
     init(reservingCapacity capacity: Int) {
+        self.init()
         scalars.reserveCapacity(capacity)
         starts.reserveCapacity(capacity)
         ends.reserveCapacity(capacity)
@@ -18,7 +20,7 @@ struct Units {
     var count: Int { scalars.count }
 
     @inline(__always)
-    mutating func append(_ scalar: UInt32, _ start: UInt32, _ end: UInt32) {
+    mutating func append(_ scalar: Scalar, _ start: UInt32, _ end: UInt32) {
         scalars.append(scalar)
         starts.append(start)
         ends.append(end)
@@ -28,11 +30,23 @@ struct Units {
     ///
     /// Copied from buffer pointers: appending array slices copied element by element and
     /// retained each slice, and stages copy many short runs (the words between Turkish letters).
-    mutating func append(contentsOf other: Units, _ range: Range<Int>) {
+    mutating func append(contentsOf other: Self, _ range: Range<Int>) {
         other.scalars.withUnsafeBufferPointer { scalars.append(contentsOf: UnsafeBufferPointer(rebasing: $0[range])) }
         other.starts.withUnsafeBufferPointer { starts.append(contentsOf: UnsafeBufferPointer(rebasing: $0[range])) }
         other.ends.withUnsafeBufferPointer { ends.append(contentsOf: UnsafeBufferPointer(rebasing: $0[range])) }
     }
+}
+
+/// Text under construction: Unicode scalars, each with the original byte range it came from.
+///
+/// Every pipeline stage reads one `Units` and appends to the next, so the offset map of any view is
+/// exact by construction and monotonic because stages only ever append in order.
+struct Units: UnitStorage {
+    var scalars: [UInt32] = []
+    var starts: [UInt32] = []
+    var ends: [UInt32] = []
+
+    init() {}
 
     /// True when every scalar is ASCII.
     var isASCII: Bool { scalars.allSatisfy { $0 < 0x80 } }
