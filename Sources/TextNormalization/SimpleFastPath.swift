@@ -53,22 +53,20 @@ extension NormalizedText {
                 rawScoreOfWords = LanguageGuess.score(ascii: UnsafeBufferPointer(rebasing: words[0..<pass.scalars]))
             }
         }
-        let (covered, turkishLetters, digitWordLookAlikes) = (pass.covered, pass.turkishLetters, pass.digitWordLookAlikes)
-        let (sawCapitalI, sawNonASCII, sawOther) = (pass.sawCapitalI, pass.sawNonASCII, pass.sawOther)
-        guard covered else { return nil }
+        guard pass.covered else { return nil }
 
         // The raw text's score. Its words are the view's when every non-ASCII scalar is a Turkish
         // letter (which counts as its ASCII base in a word, as `LanguageGuess` folds it); other
-        // scalars end a word there, so then the raw words are written out once more.
+        // scalars end a word there, and the pass wrote the raw words out for them.
         var rawScore = rawScoreOfWords ?? ascii.withUnsafeBufferPointer { LanguageGuess.score(ascii: $0) }
-        rawScore.turkishLetters = turkishLetters
+        rawScore.turkishLetters = pass.turkishLetters
         let turkic = options.localeLanguage == .tr || rawScore.language == .tr
         // The skeleton stage maps digits that imitate letters (1 → l) in words holding a look-alike
         // letter (ı, and I under Turkic folding, which makes it ı).
         let flag: UInt32 = turkic ? 2 : 1
         var changed = false
-        if turkic && sawCapitalI && !SimpleScalars.capitalIBecomesSmallI { return nil }
-        if digitWordLookAlikes & flag != 0 {
+        if turkic && pass.sawCapitalI && !SimpleScalars.capitalIBecomesSmallI { return nil }
+        if pass.digitWordLookAlikes & flag != 0 {
             changed = Self.mapDigitsInLookAlikeWords(&ascii, original: bytes, starts: starts, turkic: turkic)
         }
         var language = rawScore.language
@@ -84,21 +82,21 @@ extension NormalizedText {
                 squashedScore = squashed.scalars.withUnsafeBufferPointer { LanguageGuess.score(ascii: $0) }
                 built[ViewName.squashed.index] = squashed.view(.squashed, originalCount: n)
             } else {
-                squashedScore = changed || sawOther ? ascii.withUnsafeBufferPointer { LanguageGuess.score(ascii: $0) } : rawScore
+                squashedScore = changed || pass.sawOther ? ascii.withUnsafeBufferPointer { LanguageGuess.score(ascii: $0) } : rawScore
                 built[ViewName.squashed.index] = view.renamed(.squashed)
             }
             language = rawScore.combined(wordsFrom: squashedScore).language
         }
         self.init(
-            original: bytes, hadInvalidUTF8: false, isASCII: !sawNonASCII, language: language, turkicFolding: turkic, views: built)
+            original: bytes, hadInvalidUTF8: false, isASCII: !pass.sawNonASCII, language: language, turkicFolding: turkic, views: built)
     }
 
-    /// The scalar of two or three bytes starting at `i`, and its length (valid UTF-8 only).
+    /// The scalar of two or three bytes starting at `i` (valid UTF-8 only).
     @inline(__always)
-    private static func scalar(in bytes: [UInt8], at i: Int) -> (UInt32, Int) {
+    private static func scalar(in bytes: [UInt8], at i: Int) -> UInt32 {
         let byte = bytes[i]
-        if byte < 0xE0 { return (UInt32(byte & 0x1F) << 6 | UInt32(bytes[i + 1] & 0x3F), 2) }
-        return (UInt32(byte & 0x0F) << 12 | UInt32(bytes[i + 1] & 0x3F) << 6 | UInt32(bytes[i + 2] & 0x3F), 3)
+        if byte < 0xE0 { return UInt32(byte & 0x1F) << 6 | UInt32(bytes[i + 1] & 0x3F) }
+        return UInt32(byte & 0x0F) << 12 | UInt32(bytes[i + 1] & 0x3F) << 6 | UInt32(bytes[i + 2] & 0x3F)
     }
 
     /// Maps the digits of every word (a run of letters and digits) that holds a look-alike letter
@@ -121,7 +119,7 @@ extension NormalizedText {
                 let from = Int(starts[end])
                 let byte = original[from]
                 if byte >= 0x80 {
-                    if SimpleScalars.fate(of: scalar(in: original, at: from).0) & flag != 0 { hasLookAlike = true }
+                    if SimpleScalars.fate(of: scalar(in: original, at: from)) & flag != 0 { hasLookAlike = true }
                 } else if byte == 0x49 && turkic && SimpleScalars.capitalIIsLookAlikeWhenTurkic {
                     hasLookAlike = true
                 }
