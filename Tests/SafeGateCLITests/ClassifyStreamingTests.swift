@@ -10,7 +10,8 @@ import Testing
 /// `safegate classify` as a pipeline citizen: parallel but ordered, quiet when its reader goes,
 /// and prompt when its writer is slow (`tail -f log | safegate classify`).
 @Suite struct ClassifyStreamingTests {
-    /// 100,000 generated records: `--jobs 2` writes exactly what `--jobs 1` writes, in order.
+    /// 100,000 generated records: `--jobs 2` writes exactly what `--jobs 1` writes, in order, and
+    /// so does `--jobs 4` (three worker threads and the writer taking batches from one queue).
     /// (The test's own small rule set keeps a debug build fast; ordering does not depend on the rules.)
     @Test func twoJobsGiveTheSameOutputAsOne() async throws {
         let seeds = [
@@ -25,13 +26,16 @@ import Testing
         let rules = ClassifyCommandTests.fixtureRules
         let one = await runCLI(["classify", path, "--jobs", "1", "--quiet", "--rules", rules])
         let two = await runCLI(["classify", path, "--jobs", "2", "--quiet", "--rules", rules])
+        let four = await runCLI(["classify", path, "--jobs", "4", "--quiet", "--rules", rules])
         #expect(one.status == 0)
         #expect(two.status == 0)
+        #expect(four.status == 0)
         let lines = one.out.split(separator: "\n")
         #expect(lines.count == 100_000)
         #expect(lines.first?.hasPrefix("{\"id\":\"1\",") == true)
         #expect(lines.last?.hasPrefix("{\"id\":\"100000\",") == true)
         #expect(one.out == two.out)
+        #expect(one.out == four.out)
         #expect(one.out.contains("\"label\":\"harmful\""))
         #expect(one.out.contains("\"label\":\"emergency\""))
     }
@@ -120,7 +124,7 @@ import Testing
     /// A record comes out as soon as its line is in, while stdin stays open: the run does not hold
     /// it until 256 records, 1 MiB or the end of the input. Each wait is a blocking read of the
     /// output, bounded (only when it fails) at 20 s so that a regression fails instead of hanging.
-    @Test(arguments: [1, 2])
+    @Test(arguments: [1, 2, 3])
     func recordsComeOutWhileTheInputIsStillOpen(jobs: Int) throws {
         let run = try RunningClassify(["--jobs", String(jobs), "--quiet"])
         defer { run.stop() }
