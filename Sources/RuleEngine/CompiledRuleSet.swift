@@ -283,10 +283,13 @@ final class CompiledRule: Sendable {
     /// Literals one of which every match contains near its start: the matcher searches only from
     /// just before their occurrences. Nil when none is known (the view is searched whole).
     let anchor: Anchor?
+    /// How far from a match attempt's start its pattern reads (`LiteralAnalysis.inspectionBound`),
+    /// nil when not bounded.
+    let inspection: InspectionBound?
 
     init(
         rule: Rule, pattern: CompiledPattern, unless: [CompiledPattern], views: [ViewName], viewSlots: [Int], enabled: Bool,
-        requirement: [[RequiredLiteral]]?, anchor: Anchor?
+        requirement: [[RequiredLiteral]]?, anchor: Anchor?, inspection: InspectionBound?
     ) {
         self.rule = rule
         self.pattern = pattern
@@ -296,6 +299,7 @@ final class CompiledRule: Sendable {
         self.enabled = enabled
         self.requirement = requirement
         self.anchor = anchor
+        self.inspection = inspection
     }
 
     /// Compiles a rule's patterns and looks up its literal analyses. `deferred`: the patterns are
@@ -307,7 +311,7 @@ final class CompiledRule: Sendable {
                 CompiledRule(
                     rule: rule, pattern: CompiledPattern(deferred: rule.pattern), unless: rule.unless.map(CompiledPattern.init(deferred:)),
                     views: rule.views, viewSlots: rule.views.map { ViewName.allCases.firstIndex(of: $0) ?? 0 }, enabled: !rule.disabled,
-                    requirement: analysis.requirement, anchor: analysis.anchor), []
+                    requirement: analysis.requirement, anchor: analysis.anchor, inspection: analysis.inspection), []
             )
         }
         var problems: [RuleProblem] = []
@@ -333,7 +337,7 @@ final class CompiledRule: Sendable {
         return (
             CompiledRule(
                 rule: rule, pattern: pattern, unless: unless, views: rule.views, viewSlots: slots, enabled: !rule.disabled,
-                requirement: analysis.requirement, anchor: analysis.anchor), []
+                requirement: analysis.requirement, anchor: analysis.anchor, inspection: analysis.inspection), []
         )
     }
 }

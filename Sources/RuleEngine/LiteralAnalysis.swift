@@ -81,6 +81,23 @@ enum LiteralAnalysis {
         return parser.parseAll()
     }
 
+    /// How far from where a match attempt starts PCRE2 can read the subject, or nil when that is
+    /// not bounded (or the pattern is not understood): `ahead` from the start (the longest match,
+    /// plus the longest lookahead, plus one character for a `\b` or `$` at its end), `behind`
+    /// before it (the longest lookbehind, plus one character for a `\b` at the start). Whether an
+    /// attempt at a position succeeds, and what it matches, depends on those bytes alone, so two
+    /// views with the same bytes there give the same attempt (`RuleMatcher`'s unchanged regions).
+    static func inspectionBound(of pattern: String) -> InspectionBound? {
+        var parser = Parser(Array(pattern.unicodeScalars))
+        guard let node = parser.parseAll(), !parser.unboundedLookaround, let length = AnchorAnalysis.maximumLength(node) else {
+            return nil
+        }
+        let ahead = length + parser.lookahead + LengthBound(characters: 1)
+        let behind = parser.lookbehind + LengthBound(characters: 1)
+        guard ahead.isReasonable, behind.isReasonable else { return nil }
+        return InspectionBound(ahead: ahead, behind: behind)
+    }
+
     /// The longest literal run of a member and how many characters of the member precede it
     /// (boundary marks are not characters).
     static func longestRunWithOffset(_ member: String) -> (RequiredLiteral, charactersBefore: Int) {
@@ -309,6 +326,12 @@ struct LiteralInfo {
     }
 }
 
+/// See `LiteralAnalysis.inspectionBound(of:)`.
+struct InspectionBound: Hashable, Sendable {
+    var ahead: LengthBound
+    var behind: LengthBound
+}
+
 // MARK: - Parsing PCRE2 syntax (the subset that matters; the rest is `.other`)
 
 private struct Parser {
@@ -316,6 +339,20 @@ private struct Parser {
     var i = 0
     /// Set when the pattern uses something that makes the analysis unsafe.
     var unsafe = false
+    /// The longest lookahead and lookbehind bodies seen (`AnchorAnalysis.maximumLength`), and
+    /// whether one was unbounded (or a backtracking verb was seen): for
+    /// `LiteralAnalysis.inspectionBound(of:)`.
+    var lookahead = LengthBound()
+    var lookbehind = LengthBound()
+    var unboundedLookaround = false
+
+    mutating func noteLookaround(_ body: PatternNode, behind: Bool) {
+        guard let length = AnchorAnalysis.maximumLength(body) else {
+            unboundedLookaround = true
+            return
+        }
+        if behind { lookbehind = lookbehind.union(length) } else { lookahead = lookahead.union(length) }
+    }
 
     init(_ chars: [Unicode.Scalar]) { self.chars = chars }
 
@@ -646,8 +683,12 @@ private struct Parser {
                 let body = parseAlternation()
                 if peek() == ")" { i += 1 } else { unsafe = true }
                 if bodies.contains(name) { return body }
+                if lookarounds.contains(name) { noteLookaround(body, behind: name.hasSuffix("b") || name.hasSuffix("behind")) }
                 return lookarounds.contains(name) ? .empty : .other(samples: [])
             }
+            // A backtracking verb ((*COMMIT), (*SKIP), (*PRUNE)…) or a start-of-pattern option:
+            // verbs make one start position's outcome depend on another's.
+            if !name.isEmpty, name == name.uppercased() { unboundedLookaround = true }
             skip(past: ")")
             return .empty
         }
@@ -660,12 +701,12 @@ private struct Parser {
             return groupBody()
         case "=", "!":
             i += 1
-            _ = groupBody()
+            noteLookaround(groupBody(), behind: false)
             return .empty
         case "<":
             if peek(1) == "=" || peek(1) == "!" {
                 i += 2
-                _ = groupBody()
+                noteLookaround(groupBody(), behind: true)
                 return .empty
             }
             skip(past: ">")

@@ -12,8 +12,10 @@ internal import SafeGateResources
 /// One line per pattern: `HASH LENGTH` then a tab and each group, tab-separated; a group is its
 /// literals separated by `,`, each percent-encoded outside `[a-z0-9]`, with `^` before a
 /// `wordStart` literal and `$` after a `wordEnd` one; `-` alone for a pattern without a
-/// requirement. Then, when the pattern has an anchor (`AnchorAnalysis`), a last field
-/// `@CHARACTERS.WORDRUNS.SPACERUNS.NONWORDRUNS.ANYRUNS:` and its literals, encoded the same way.
+/// requirement. Then, when the pattern's reach is bounded (`LiteralAnalysis.inspectionBound(of:)`),
+/// a field `>AHEAD/BEHIND`, each bound written `CHARACTERS.WORDRUNS.SPACERUNS.NONWORDRUNS.ANYRUNS`.
+/// Then, when the pattern has an anchor (`AnchorAnalysis`), a last field `@` + a bound + `:` and
+/// its literals, encoded the same way.
 enum LiteralCache {
     static let bundledPath = "rules/literal-cache.tsv"
 
@@ -21,10 +23,13 @@ enum LiteralCache {
     struct Entry: Equatable, Sendable {
         var requirement: [[RequiredLiteral]]?
         var anchor: Anchor?
+        var inspection: InspectionBound?
 
-        /// Both analyses, run now.
+        /// The analyses, run now.
         static func analysing(_ pattern: String) -> Entry {
-            Entry(requirement: LiteralAnalysis.requirement(of: pattern), anchor: AnchorAnalysis.anchor(of: pattern))
+            Entry(
+                requirement: LiteralAnalysis.requirement(of: pattern), anchor: AnchorAnalysis.anchor(of: pattern),
+                inspection: LiteralAnalysis.inspectionBound(of: pattern))
         }
     }
 
@@ -69,11 +74,17 @@ enum LiteralCache {
         } else {
             line += "\t-"
         }
+        if let inspection = entry.inspection {
+            line += "\t>" + encode(inspection.ahead) + "/" + encode(inspection.behind)
+        }
         if let anchor = entry.anchor {
-            let p = anchor.prefix
-            line += "\t@\(p.characters).\(p.wordRuns).\(p.spaceRuns).\(p.nonWordRuns).\(p.anyRuns):" + anchor.literals.map(encode).joined(separator: ",")
+            line += "\t@" + encode(anchor.prefix) + ":" + anchor.literals.map(encode).joined(separator: ",")
         }
         return line
+    }
+
+    static func encode(_ p: LengthBound) -> String {
+        "\(p.characters).\(p.wordRuns).\(p.spaceRuns).\(p.nonWordRuns).\(p.anyRuns)"
     }
 
     static func encode(_ literal: RequiredLiteral) -> String {
@@ -111,7 +122,8 @@ enum LiteralCache {
         }
     }
 
-    /// One line: `HASH LENGTH`, then the groups (or `-`), then maybe `@` and the anchor.
+    /// One line: `HASH LENGTH`, then the groups (or `-`), then maybe `>` and the inspection bound,
+    /// then maybe `@` and the anchor.
     static func parseLine(_ line: UnsafeBufferPointer<UInt8>) -> (Key, Entry)? {
         var fields = split(line, at: 0x09)
         guard fields.count >= 2 else { return nil }
@@ -123,6 +135,12 @@ enum LiteralCache {
         if let last = fields.last, last.first == UInt8(ascii: "@") {
             guard let anchor = decodeAnchor(UnsafeBufferPointer(rebasing: last.dropFirst())) else { return nil }
             entry.anchor = anchor
+            fields.removeLast()
+        }
+        if let last = fields.last, last.first == UInt8(ascii: ">") {
+            let parts = split(UnsafeBufferPointer(rebasing: last.dropFirst()), at: UInt8(ascii: "/"))
+            guard parts.count == 2, let ahead = decodeBound(parts[0]), let behind = decodeBound(parts[1]) else { return nil }
+            entry.inspection = InspectionBound(ahead: ahead, behind: behind)
             fields.removeLast()
         }
         guard fields.count >= 2 else { return nil }
@@ -187,16 +205,19 @@ enum LiteralCache {
 
     /// `C.W.S.N.A:literal,literal…`
     static func decodeAnchor(_ field: UnsafeBufferPointer<UInt8>) -> Anchor? {
-        guard let colon = field.firstIndex(of: UInt8(ascii: ":")) else { return nil }
-        let numbers = split(UnsafeBufferPointer(rebasing: field[..<colon]), at: UInt8(ascii: "."))
-            .filter { !$0.isEmpty }.map { number($0, radix: 10) }
+        guard let colon = field.firstIndex(of: UInt8(ascii: ":")),
+            let prefix = decodeBound(UnsafeBufferPointer(rebasing: field[..<colon])),
+            let literals = decodeList(UnsafeBufferPointer(rebasing: field[(colon + 1)...]))
+        else { return nil }
+        return Anchor(literals: literals, prefix: prefix)
+    }
+
+    /// `C.W.S.N.A`
+    static func decodeBound(_ field: UnsafeBufferPointer<UInt8>) -> LengthBound? {
+        let numbers = split(field, at: UInt8(ascii: ".")).filter { !$0.isEmpty }.map { number($0, radix: 10) }
         guard numbers.count == 5, numbers.allSatisfy({ $0.map { $0 < UInt64(LengthBound.limit) } ?? false }) else { return nil }
         let values = numbers.map { Int($0 ?? 0) }
-        guard let literals = decodeList(UnsafeBufferPointer(rebasing: field[(colon + 1)...])) else { return nil }
-        return Anchor(
-            literals: literals,
-            prefix: LengthBound(
-                characters: values[0], wordRuns: values[1], spaceRuns: values[2], nonWordRuns: values[3], anyRuns: values[4]))
+        return LengthBound(characters: values[0], wordRuns: values[1], spaceRuns: values[2], nonWordRuns: values[3], anyRuns: values[4])
     }
 
     /// The parts of `bytes` between separators, empty ones included.

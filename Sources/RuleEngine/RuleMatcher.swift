@@ -42,6 +42,14 @@ public final class RuleMatcher {
     /// Whether a view behind a shut gate (`ViewGates`) is skipped: neither scanned nor searched,
     /// and not needed. On by default; results are the same either way, only the time differs.
     public var usesViewGates = true
+    /// Whether a rule whose pattern matched nowhere on the ascii view is searched on the squashed
+    /// view only where a match attempt reads a byte that squashing changed (a 1 KB prompt with
+    /// one spaced-out or leetspeak word is otherwise searched twice over). Elsewhere the two views
+    /// hold the same bytes from the same original bytes, and an attempt reads only a bounded
+    /// stretch around its start (`LiteralAnalysis.inspectionBound(of:)`), so it fails there as it
+    /// failed on the ascii view. Patterns whose reach is not bounded are searched whole. On by
+    /// default; results are the same either way, only the time differs.
+    public var skipsUnchangedRegions = true
 
     let resources: MatchResources
     // What the loop over candidate rules reads, in buffers of the matcher's own. Retaining and
@@ -96,6 +104,17 @@ public final class RuleMatcher {
     private var anyCandidates: [UInt64]
     /// Scratch: the windows of the rule being searched.
     private var windows: [ClosedRange<Int>] = []
+    /// Scratch: windows being intersected, and their intersection.
+    private var otherWindows: [ClosedRange<Int>] = []
+    private var intersection: [ClosedRange<Int>] = []
+    private static let asciiSlot = ViewName.allCases.firstIndex(of: .ascii)!
+    private static let squashedSlot = ViewName.allCases.firstIndex(of: .squashed)!
+    /// The regions of the squashed view that differ from the ascii view (`skipsUnchangedRegions`),
+    /// sorted, computed at the first rule that needs them.
+    private var changedRegions: [Range<Int>] = []
+    private var changedRegionsKnown = false
+    /// Per rule: how far a match attempt of its pattern reads; nil when unbounded.
+    private let inspectionBounds: [InspectionBound?]
 
     init(ruleSet: CompiledRuleSet, limits: MatchLimits) {
         self.ruleSet = ruleSet
@@ -113,6 +132,7 @@ public final class RuleMatcher {
         candidates = Array(repeating: 0, count: ruleWords * ViewName.allCases.count)
         anyCandidates = Array(repeating: 0, count: ruleWords)
         gateOpen = Array(repeating: nil, count: ruleSet.viewGates.gates.count)
+        inspectionBounds = ruleSet.compiled.map(\.inspection)
     }
 
     /// Normalises `text` with the views the rule set reads, then matches it.
@@ -139,6 +159,7 @@ public final class RuleMatcher {
     /// here; a view that was not built makes every rule a candidate (each reports the failure).
     public func begin(_ text: NormalizedText) {
         counters.texts += 1
+        changedRegionsKnown = false
         let slotCount = views.count
         let words = ruleWords
         let allRules = ~UInt64(0)
@@ -227,8 +248,10 @@ public final class RuleMatcher {
                 bits &= bits - 1
                 let hasGroups = usesPrefilter && self.hasGroups[index]
                 let viewMask = viewMasks[index]
-                // The distinct views (by bytes and map) this rule was searched on, as slot bits.
+                // The distinct views (by bytes and map) this rule was searched on, as slot bits; and
+                // those where its pattern matched (accepted or not) or a search stopped early.
                 var searchedCanonicals: UInt32 = 0
+                var matchedCanonicals: UInt32 = 0
                 for slot in 0..<views.count where viewMask & (1 << UInt8(slot)) != 0 && !shut[slot] {
                     let canonical = sameAs[slot]
                     if searchedCanonicals & (1 << UInt32(canonical)) != 0 {
@@ -262,11 +285,23 @@ public final class RuleMatcher {
                         }
                         windowed = true
                     }
+                    if slot == Self.squashedSlot && canonical == slot && skipsUnchangedRegions && usesPrefilter
+                        && viewMask & (1 << UInt8(Self.asciiSlot)) != 0 && views[Self.asciiSlot] != nil,
+                        matchedCanonicals & (1 << UInt32(sameAs[Self.asciiSlot])) == 0, let bound = inspectionBounds[index]
+                    {
+                        // The pattern matched nowhere on the ascii view, searched just before (nor
+                        // was that search cut short): a match attempt in a region of the squashed
+                        // view that squashing left as it was reads the same bytes as one there, so
+                        // it fails too. Only attempts that read a changed byte can succeed.
+                        guard restrictToChangedRegions(bound, slot: slot, windowed: windowed) else { continue }
+                        windowed = true
+                    }
                     let fired = rules[index]._withUnsafeGuaranteedRef { compiled in
                         search(
                             compiled, on: built, ascii: viewIsASCII[slot], windowed: windowed, startLimit: startLimit, mode: mode,
                             into: &result)
                     }
+                    if lastSearchMatchedOrStopped { matchedCanonicals |= 1 << UInt32(canonical) }
                     if fired && mode == .firstPerRule { break }
                 }
             }
@@ -371,6 +406,150 @@ public final class RuleMatcher {
         return true
     }
 
+    // MARK: Unchanged regions
+
+    /// Finds where the squashed view differs from the ascii view: walking both, a byte pairs
+    /// with the other view's when both it and the original bytes it came from are the same;
+    /// elsewhere the views are walked in the order of their original offsets until they pair
+    /// again. Each region also holds the paired bytes on both sides of it (a match attempt across
+    /// the seam reads both, and they are not neighbours in the ascii view), and one past the end
+    /// when the ascii view goes on (an attempt there sees the end of the subject).
+    private func findChangedRegions() {
+        changedRegionsKnown = true
+        changedRegions.removeAll(keepingCapacity: true)
+        guard let ascii = views[Self.asciiSlot], let squashed = views[Self.squashedSlot] else { return }
+        ascii.map.withBounds { aStarts, aEnds in
+            squashed.map.withBounds { sStarts, sEnds in
+                ascii.utf8.withUnsafeBufferPointer { a in
+                    squashed.utf8.withUnsafeBufferPointer { s in
+                        changedRegions = Self.changedRegions(
+                            a, aStarts: aStarts, aEnds: aEnds, s, sStarts: sStarts, sEnds: sEnds, into: changedRegions)
+                    }
+                }
+            }
+        }
+    }
+
+    /// The walk of `findChangedRegions`; a nil map is the identity.
+    static func changedRegions(
+        _ a: UnsafeBufferPointer<UInt8>, aStarts: UnsafeBufferPointer<UInt32>?, aEnds: UnsafeBufferPointer<UInt32>?,
+        _ s: UnsafeBufferPointer<UInt8>, sStarts: UnsafeBufferPointer<UInt32>?, sEnds: UnsafeBufferPointer<UInt32>?,
+        into regions: [Range<Int>]
+    ) -> [Range<Int>] {
+        var regions = regions
+        let nA = a.count
+        let nS = s.count
+        @inline(__always) func aStart(_ i: Int) -> UInt32 { aStarts.map { $0[i] } ?? UInt32(truncatingIfNeeded: i) }
+        @inline(__always) func sStart(_ j: Int) -> UInt32 { sStarts.map { $0[j] } ?? UInt32(truncatingIfNeeded: j) }
+        @inline(__always) func paired(_ i: Int, _ j: Int) -> Bool {
+            i < nA && j < nS && a[i] == s[j] && aStart(i) == sStart(j)
+                && (aEnds.map { $0[i] } ?? UInt32(truncatingIfNeeded: i + 1)) == (sEnds.map { $0[j] } ?? UInt32(truncatingIfNeeded: j + 1))
+        }
+        /// How many units pair from `i` and `j` on: one tight loop per kind of map (the usual case
+        /// is a long run of them, an identity map against an explicit one).
+        func pairedRun(_ i: Int, _ j: Int) -> Int {
+            let limit = min(nA - i, nS - j)
+            var k = 0
+            switch (aStarts, aEnds, sStarts, sEnds) {
+            case let (aStarts?, aEnds?, sStarts?, sEnds?):
+                while k < limit && a[i + k] == s[j + k] && aStarts[i + k] == sStarts[j + k] && aEnds[i + k] == sEnds[j + k] { k += 1 }
+            case let (nil, _, sStarts?, sEnds?):
+                while k < limit && a[i + k] == s[j + k] && sStarts[j + k] == UInt32(truncatingIfNeeded: i + k)
+                    && sEnds[j + k] == UInt32(truncatingIfNeeded: i + k + 1)
+                {
+                    k += 1
+                }
+            case let (aStarts?, aEnds?, nil, _):
+                while k < limit && a[i + k] == s[j + k] && aStarts[i + k] == UInt32(truncatingIfNeeded: j + k)
+                    && aEnds[i + k] == UInt32(truncatingIfNeeded: j + k + 1)
+                {
+                    k += 1
+                }
+            default:
+                while k < limit && paired(i + k, j + k) { k += 1 }
+            }
+            return k
+        }
+        var i = 0
+        var j = 0
+        while i < nA || j < nS {
+            let run = pairedRun(i, j)
+            if run > 0 {
+                i += run
+                j += run
+                continue
+            }
+            let start = j
+            repeat {
+                if j < nS && (i >= nA || sStart(j) < aStart(i)) {
+                    j += 1
+                } else if i < nA && (j >= nS || aStart(i) < sStart(j)) {
+                    i += 1
+                } else {
+                    i += 1
+                    j += 1
+                }
+            } while !paired(i, j) && (i < nA || j < nS)
+            regions.append(max(0, start - 1)..<(j + 1))
+        }
+        return regions
+    }
+
+    /// Narrows the search of a rule on the squashed view to the start positions whose attempts
+    /// read a changed region (intersected with the anchor's `windows` when `windowed`). False
+    /// when there are none.
+    private func restrictToChangedRegions(_ bound: InspectionBound, slot: Int, windowed: Bool) -> Bool {
+        if !changedRegionsKnown { findChangedRegions() }
+        if changedRegions.isEmpty { return false }
+        let runs = scans[slot].runs
+        let ascii = viewIsASCII[slot]
+        let ahead = bound.ahead.bytes(in: runs, ascii: ascii)
+        let behind = bound.behind.bytes(in: runs, ascii: ascii)
+        // Attempts at `s` read `s - behind ..< s + ahead`: those that reach a region start in it
+        // from `ahead` before it to `behind` after it.
+        otherWindows.removeAll(keepingCapacity: true)
+        for region in changedRegions {
+            let window = max(0, region.lowerBound - ahead)...(region.upperBound + behind)
+            if let last = otherWindows.last, window.lowerBound <= last.upperBound + Self.windowGap {
+                otherWindows[otherWindows.count - 1] = last.lowerBound...max(last.upperBound, window.upperBound)
+            } else {
+                otherWindows.append(window)
+            }
+        }
+        if !ascii, let view = views[slot] {
+            // A search must start on a character boundary.
+            view.utf8.withUnsafeBufferPointer { bytes in
+                for index in otherWindows.indices {
+                    var lower = otherWindows[index].lowerBound
+                    while lower > 0 && lower < bytes.count && bytes[lower] & 0xC0 == 0x80 { lower -= 1 }
+                    otherWindows[index] = lower...otherWindows[index].upperBound
+                }
+            }
+        }
+        if !windowed {
+            swap(&windows, &otherWindows)
+            return true
+        }
+        // Both lists are sorted and their windows disjoint: intersect them in one pass.
+        intersection.removeAll(keepingCapacity: true)
+        var x = 0
+        var y = 0
+        while x < windows.count && y < otherWindows.count {
+            let window = windows[x]
+            let other = otherWindows[y]
+            let lower = max(window.lowerBound, other.lowerBound)
+            let upper = min(window.upperBound, other.upperBound)
+            if lower <= upper { intersection.append(lower...upper) }
+            if window.upperBound < other.upperBound { x += 1 } else { y += 1 }
+        }
+        swap(&windows, &intersection)
+        return !windows.isEmpty
+    }
+
+    /// Whether the last `search` found a match of the pattern (whether or not an unless match
+    /// overlapped it), or stopped at a limit or failure.
+    private var lastSearchMatchedOrStopped = false
+
     /// Windows closer than this many bytes are searched in one call.
     static let windowGap = 16
 
@@ -385,6 +564,7 @@ public final class RuleMatcher {
         into result: inout RuleMatchResult
     ) -> Bool {
         counters.ruleViewsSearched += 1
+        lastSearchMatchedOrStopped = false
         var fired = false
         view.utf8.withUnsafeBufferPointer { subject in
             var budget = Budget(limits: limits, subjectLength: subject.count)
@@ -414,9 +594,11 @@ public final class RuleMatcher {
                     outcome = find(compiled.pattern, in: subject, from: start, limit: startLimit.map { _ in lastStart }, budget: &budget)
                 }
                 guard case .match(let range) = outcome else {
+                    if case .noMatch = outcome {} else { lastSearchMatchedOrStopped = true }
                     record(outcome, rule: compiled.rule, view: view.name, unlessIndex: nil, into: &result)
                     return
                 }
+                lastSearchMatchedOrStopped = true
                 if !unlessReady {
                     collectUnlessSpans(compiled, in: subject, view: view.name, budget: &budget, into: &result)
                     unlessReady = true

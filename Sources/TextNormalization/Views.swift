@@ -82,6 +82,19 @@ public struct OffsetMap: Sendable, Equatable {
         }
     }
 
+    /// Calls `body` with the `starts` and `ends` arrays as buffers, or with nil for both when the
+    /// map is the identity (view byte `i` came from original byte `i`), building nothing.
+    public func withBounds<Result>(
+        _ body: (_ starts: UnsafeBufferPointer<UInt32>?, _ ends: UnsafeBufferPointer<UInt32>?) -> Result
+    ) -> Result {
+        switch storage {
+        case .identity:
+            return body(nil, nil)
+        case .explicit(let starts, let ends):
+            return starts.withUnsafeBufferPointer { starts in ends.withUnsafeBufferPointer { ends in body(starts, ends) } }
+        }
+    }
+
     /// The number of view bytes mapped.
     public var count: Int {
         switch storage {
