@@ -118,7 +118,12 @@ extension SafeGate.Dev {
                 var results: [RoundResult] = []
                 for _ in 0..<rounds { results.append(Self.measure(classifier: classifier, records: records, threads: count)) }
                 let sorted = results.sorted { $0.wall < $1.wall }
-                report.runs.append(Run(threads: count, median: sorted[sorted.count / 2], walls: results.map(\.wall)))
+                let recordMedians = (0..<records.count).map { index in
+                    let values = results.map { $0.inInputOrder[index] }.sorted()
+                    return values[values.count / 2]
+                }.sorted()
+                report.runs.append(
+                    Run(threads: count, median: sorted[sorted.count / 2], walls: results.map(\.wall), recordMedians: recordMedians))
             }
             if stageRecords > 0 {
                 report.stages = Self.stages(classifier: classifier, records: Array(records.prefix(stageRecords)))
@@ -174,6 +179,8 @@ extension SafeGate.Dev {
             var cpu: Duration
             /// Per-record latencies of every thread, sorted, in nanoseconds.
             var latencies: [Int64]
+            /// The same in input order.
+            var inInputOrder: [Int64]
             var counters: MatchCounters
             var labels: [SafetyClassification.Label: Int]
         }
@@ -211,13 +218,15 @@ extension SafeGate.Dev {
             }
             let wall = gate.waitForAll()
             results.waitForAll()
-            var merged = RoundResult(wall: wall, cpu: .zero, latencies: [], counters: MatchCounters(), labels: [:])
+            var merged = RoundResult(wall: wall, cpu: .zero, latencies: [], inInputOrder: [], counters: MatchCounters(), labels: [:])
             for result in results.all {
                 merged.cpu += result.cpu
                 merged.latencies += result.latencies
                 merged.counters = Self.sum(merged.counters, result.counters)
                 merged.labels.merge(result.labels, uniquingKeysWith: +)
             }
+            // The threads' ranges follow each other in input order.
+            merged.inInputOrder = merged.latencies
             merged.latencies.sort()
             return merged
         }
@@ -431,6 +440,10 @@ extension SafeGate.Dev {
             var threads: Int
             var median: RoundResult
             var walls: [Duration]
+            /// Each record's median latency over the rounds, sorted (ns): what a prompt costs,
+            /// without the one-off stalls of a shared machine (a record taking 190 µs in one round
+            /// and 47 µs in the two others costs 47).
+            var recordMedians: [Int64]
         }
 
         struct Report: Sendable {
@@ -487,6 +500,14 @@ extension SafeGate.Dev {
                     ])
                 }
                 out += Self.render(rows)
+                if runs.first?.walls.count ?? 0 > 1 {
+                    let medians = runs.map { run in
+                        let m = run.recordMedians
+                        return "\(run.threads) thread\(run.threads == 1 ? "" : "s") p50 \(Self.format(Self.percentile(m, 0.5), 1)), "
+                            + "p99 \(Self.format(Self.percentile(m, 0.99), 1)), p99.9 \(Self.format(Self.percentile(m, 0.999), 1))"
+                    }
+                    out.append("per-record median latency over the \(runs[0].walls.count) rounds, µs: \(medians.joined(separator: "; "))")
+                }
                 if let run = runs.first {
                     let c = run.median.counters
                     let n = Double(max(1, c.texts))
@@ -567,6 +588,9 @@ extension SafeGate.Dev {
                         item["p99_us"] = .double(Self.percentile(lat, 0.99))
                         item["p999_us"] = .double(Self.percentile(lat, 0.999))
                         item["max_us"] = .double(Double(lat.last ?? 0) / 1000)
+                        item["record_median_p50_us"] = .double(Self.percentile(run.recordMedians, 0.5))
+                        item["record_median_p99_us"] = .double(Self.percentile(run.recordMedians, 0.99))
+                        item["record_median_p999_us"] = .double(Self.percentile(run.recordMedians, 0.999))
                         item["rule_views_searched"] = .int(c.ruleViewsSearched)
                         item["rule_views_skipped"] = .int(c.ruleViewsSkipped)
                         item["searches"] = .int(c.searches)
