@@ -66,7 +66,7 @@ subset long-grep "$OUT/long.txt" "${GREP_RECORDS_LONG:-1000}"
 for f in short long; do
     echo "== safegate dev bench $f-timed.txt"
     "$BIN" dev bench "${RULES_ARG[@]}" --rounds "$RUNS" "$OUT/$f-timed.txt" | tee "$RESULTS/devbench-$f.txt"
-    "$BIN" dev bench "${RULES_ARG[@]}" --rounds 1 --stage-records 0 --json "$OUT/$f-timed.txt" > "$RESULTS/devbench-$f.json"
+    "$BIN" dev bench "${RULES_ARG[@]}" --rounds "$RUNS" --stage-records 0 --json "$OUT/$f-timed.txt" > "$RESULTS/devbench-$f.json"
 done
 
 # --- 2. End to end: safegate classify --jobs 1 and 2 ----------------------------------------------
