@@ -51,3 +51,32 @@ enum YAMLRules {
 /// The prefixes every matcher test is run with: byte offsets in the original must shift by exactly
 /// the prefix's UTF-8 length (a ZWJ emoji sequence is 11 bytes and several scalars).
 let emojiPrefixes = ["", "👩‍💻 "]
+
+/// The prompts of a labelled corpus (`Corpus/LANGUAGE.jsonl`), in file order.
+func corpusPrompts(_ language: String) throws -> [String] {
+    let corpus = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("Corpus/\(language).jsonl")
+    let lines = try String(contentsOf: corpus, encoding: .utf8).split(separator: "\n")
+    return try lines.map { line in
+        let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+        guard let text = object?["text"] as? String else { throw CorpusError.noText(String(line.prefix(80))) }
+        return text
+    }
+}
+
+enum CorpusError: Error {
+    case noText(String)
+}
+
+/// Every text (normalised by `rules`) on which two matchers of `rules` find different matches,
+/// each shown with both lists of matches (rule, view, view range).
+func matchDifferences(_ rules: CompiledRuleSet, _ first: RuleMatcher, _ second: RuleMatcher, on texts: [String]) -> [String] {
+    var differences: [String] = []
+    for text in texts {
+        let normalized = rules.normalize(text)
+        let a = first.match(normalized).matches.map { "\($0.rule.id) \($0.view) \($0.viewRange)" }
+        let b = second.match(normalized).matches.map { "\($0.rule.id) \($0.view) \($0.viewRange)" }
+        if a != b { differences.append("\(text.prefix(80)): \(a) against \(b)") }
+    }
+    return differences
+}

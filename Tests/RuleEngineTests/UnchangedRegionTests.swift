@@ -110,13 +110,7 @@ import TextNormalization
     /// the same, and fewer rule-view pairs are searched.
     @Test(arguments: ["en", "tr"])
     func bundledRulesFindTheSameMatchesOnAdversarialCorpusTexts(language: String) throws {
-        let corpus = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("Corpus/\(language).jsonl")
-        let lines = try String(contentsOf: corpus, encoding: .utf8).split(separator: "\n")
-        let prompts = try lines.map { line in
-            let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
-            return try #require(object?["text"] as? String)
-        }
+        let prompts = try corpusPrompts(language)
         try #require(prompts.count > 500)
         /// One word of the prompt made adversarial, chosen by the prompt's position.
         func disguise(_ prompt: String, _ seed: Int) -> String {
@@ -141,13 +135,7 @@ import TextNormalization
         let skipping = rules.makeMatcher()
         let whole = rules.makeMatcher()
         whole.skipsUnchangedRegions = false
-        var differences: [String] = []
-        for text in texts {
-            let normalized = rules.normalize(text)
-            let a = skipping.match(normalized).matches.map { "\($0.rule.id) \($0.view) \($0.viewRange)" }
-            let b = whole.match(normalized).matches.map { "\($0.rule.id) \($0.view) \($0.viewRange)" }
-            if a != b { differences.append("\(text.prefix(80)): skipping \(a), whole \(b)") }
-        }
+        let differences = matchDifferences(rules, skipping, whole, on: texts)
         #expect(differences.isEmpty, "\(differences.prefix(10).joined(separator: "\n"))")
         #expect(skipping.counters.ruleViewsSearched < whole.counters.ruleViewsSearched)
     }

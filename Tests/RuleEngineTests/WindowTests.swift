@@ -149,13 +149,7 @@ import TextNormalization
     /// windows matter most): every match (all of them, not just the first per rule) is the same.
     @Test(arguments: ["en", "tr"])
     func bundledRulesFindTheSameMatchesOnTheCorpus(language: String) throws {
-        let corpus = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("Corpus/\(language).jsonl")
-        let lines = try String(contentsOf: corpus, encoding: .utf8).split(separator: "\n")
-        let prompts = try lines.map { line in
-            let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
-            return try #require(object?["text"] as? String)
-        }
+        let prompts = try corpusPrompts(language)
         try #require(prompts.count > 500)
         // Long texts: 12 prompts joined, some with the punctuation removed.
         var texts = prompts
@@ -167,13 +161,7 @@ import TextNormalization
         let windowed = rules.makeMatcher()
         let whole = rules.makeMatcher()
         whole.usesWindows = false
-        var differences: [String] = []
-        for text in texts {
-            let normalized = rules.normalize(text)
-            let a = windowed.match(normalized).matches.map { "\($0.rule.id) \($0.view) \($0.viewRange)" }
-            let b = whole.match(normalized).matches.map { "\($0.rule.id) \($0.view) \($0.viewRange)" }
-            if a != b { differences.append("\(text.prefix(80)): windows \(a), whole \(b)") }
-        }
+        let differences = matchDifferences(rules, windowed, whole, on: texts)
         #expect(differences.isEmpty, "\(differences.prefix(10).joined(separator: "\n"))")
         // And the windows must save work: fewer bytes scanned shows as fewer matches attempted…
         // which PCRE2 does not report; the searches skipped because no anchor word occurs do show.
