@@ -278,8 +278,9 @@ enum Squashing {
     @inline(__always)
     static func isASCIIAlphanumeric(_ s: UInt32) -> Bool { isASCIILetter(s) || (0x30...0x39).contains(s) }
 
+    /// A–Z, a–z (setting bit 5 lowercases a capital and moves nothing else into a–z).
     @inline(__always)
-    static func isASCIILetter(_ s: UInt32) -> Bool { (0x61...0x7A).contains(s) || (0x41...0x5A).contains(s) }
+    static func isASCIILetter(_ s: UInt32) -> Bool { (s | 0x20) &- 0x61 < 26 }
 
     @inline(__always)
     static func isLetter(_ s: UInt32) -> Bool {
@@ -290,7 +291,12 @@ enum Squashing {
     /// Letters, digits, and the leet symbols `@` and `$`.
     @inline(__always)
     static func isTokenScalar(_ s: UInt32) -> Bool {
-        if s < 0x80 { return isASCIILetter(s) || (0x30...0x39).contains(s) || s == 0x40 || s == 0x24 }
+        if s < 0x80 {
+            // One bit per ASCII token character: `$` and 0–9 in the low word, `@`, A–Z and a–z in
+            // the high one.
+            let mask: UInt64 = s < 0x40 ? 0x03FF_0010_0000_0000 : 0x07FF_FFFE_07FF_FFFF
+            return (mask >> UInt64(s & 63)) & 1 != 0
+        }
         return ICU.isAlphabetic(s)
     }
 
@@ -304,6 +310,13 @@ enum Squashing {
     /// symbol in a token with a letter, or three one-character ASCII tokens in a row with single
     /// separators between them.
     static func needsWork<Text: UnitStorage>(_ units: Text) -> Bool {
+        if Text.Scalar.self == UInt8.self {
+            // Bytes of ASCII (`ASCIIUnits`: the fast paths' views, and every squashing pass over
+            // them): the table-driven test, with the same answer.
+            return units.scalars.withUnsafeBufferPointer { scalars in
+                UnsafeRawBufferPointer(scalars).withMemoryRebound(to: UInt8.self) { needsWork(ascii: $0) }
+            }
+        }
         let s = units.scalars
         let n = s.count
         var i = 0
@@ -484,8 +497,16 @@ enum Squashing {
         var out: Text?
         var copied = 0
         var i = 0
+        // Token by token: `i` is always at a token's start or outside tokens, so a token of one
+        // ASCII scalar is a singleton (`isSingleton`).
         while i < n {
-            if isSingleton(s, i) {
+            guard isTokenScalar(UInt32(s[i])) else {
+                i += 1
+                continue
+            }
+            var end = i + 1
+            while end < n && isTokenScalar(UInt32(s[end])) { end += 1 }
+            if end == i + 1 && s[i] < 0x80 {
                 let run = singletonRun(s, at: i)
                 if run.count >= 3 {
                     if out == nil { out = Text(reservingCapacity: n) }
@@ -500,7 +521,7 @@ enum Squashing {
                     continue
                 }
             }
-            i += 1
+            i = end
         }
         guard var out else { return input }
         out.append(contentsOf: input, copied..<n)
@@ -520,11 +541,14 @@ enum Squashing {
             }
             var end = i
             var hasLetter = false
+            var hasLeet = false
             while end < s.count && isTokenScalar(UInt32(s[end])) {
-                if isLetter(UInt32(s[end])) { hasLetter = true }
+                let c = UInt32(s[end])
+                if isLetter(c) { hasLetter = true } else if leet(c) != nil { hasLeet = true }
                 end += 1
             }
-            if hasLetter && !isQuantity(s, i..<end) {
+            // Only a token with a letter and a leet symbol changes.
+            if hasLetter && hasLeet && !isQuantity(s, i..<end) {
                 for k in i..<end {
                     if let letter = leet(UInt32(s[k])) { out.scalars[k] = Text.Scalar(truncatingIfNeeded: letter) }
                 }
