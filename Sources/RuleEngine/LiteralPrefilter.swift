@@ -29,8 +29,8 @@ struct ScanState {
     /// Forgets everything found (for the next text).
     mutating func clear() {
         for id in foundIDs { found[Int(id)] = false }
-        foundIDs.removeAll(keepingCapacity: true)
-        occurrences.removeAll(keepingCapacity: true)
+        foundIDs.empty()
+        occurrences.empty()
         runs = RunStats()
     }
 }
