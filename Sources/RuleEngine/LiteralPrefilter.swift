@@ -412,24 +412,44 @@ struct LiteralPrefilter: Sendable {
         candidates: UnsafeMutableBufferPointer<UInt64>
     ) {
         let classCount = classCount
-        record.runs = byteFacts.withUnsafeBufferPointer { byteFacts in
-                literalInfo.withUnsafeBufferPointer { info in
-                    outputStart.withUnsafeBufferPointer { outputStart in
-                        outputIDs.withUnsafeBufferPointer { outputIDs in
-                            postingStart.withUnsafeBufferPointer { postingStart in
-                                postingRules.withUnsafeBufferPointer { postingRules in
-                                    Self.scanLoop(
-                                        bytes, table: table, outputFlag: outputFlag, byteFacts: byteFacts, classCount: classCount,
-                                        outputs: Outputs(
-                                            info: info, outputStart: outputStart, outputIDs: outputIDs, postingStart: postingStart,
-                                            postingRules: postingRules),
-                                        into: &record, candidates: candidates)
+        // The per-literal arrays as buffers for the whole scan: written through the struct, each
+        // write checked the array's uniqueness and bounds.
+        var occurrences = record.occurrences
+        var foundIDs = record.foundIDs
+        record.occurrences = []
+        record.foundIDs = []
+        let runs = record.found.withUnsafeMutableBufferPointer { found in
+            record.lastOccurrence.withUnsafeMutableBufferPointer { last in
+                byteFacts.withUnsafeBufferPointer { byteFacts in
+                    literalInfo.withUnsafeBufferPointer { info in
+                        outputStart.withUnsafeBufferPointer { outputStart in
+                            outputIDs.withUnsafeBufferPointer { outputIDs in
+                                postingStart.withUnsafeBufferPointer { postingStart in
+                                    postingRules.withUnsafeBufferPointer { postingRules in
+                                        Self.scanLoop(
+                                            bytes, table: table, outputFlag: outputFlag, byteFacts: byteFacts, classCount: classCount,
+                                            outputs: Outputs(
+                                                info: info, outputStart: outputStart, outputIDs: outputIDs, postingStart: postingStart,
+                                                postingRules: postingRules),
+                                            into: Found(literals: found, last: last), occurrences: &occurrences, foundIDs: &foundIDs,
+                                            candidates: candidates)
+                                    }
                                 }
                             }
                         }
                     }
                 }
+            }
         }
+        record.occurrences = occurrences
+        record.foundIDs = foundIDs
+        record.runs = runs
+    }
+
+    /// What the scan writes per literal: whether it was found, and its last occurrence.
+    private struct Found {
+        let literals: UnsafeMutableBufferPointer<Bool>
+        let last: UnsafeMutableBufferPointer<Int32>
     }
 
     /// The tables `scanLoop` reads when the automaton recognises a literal.
@@ -447,7 +467,8 @@ struct LiteralPrefilter: Sendable {
     @inline(__always)
     private static func scanLoop<Entry: FixedWidthInteger & UnsignedInteger>(
         _ bytes: UnsafeBufferPointer<UInt8>, table: UnsafeBufferPointer<Entry>, outputFlag: Entry, byteFacts: UnsafeBufferPointer<UInt16>,
-        classCount: Int, outputs: Outputs, into record: inout ScanState, candidates: UnsafeMutableBufferPointer<UInt64>
+        classCount: Int, outputs: Outputs, into found: Found, occurrences: inout [LiteralOccurrence], foundIDs: inout [Int32],
+        candidates: UnsafeMutableBufferPointer<UInt64>
     ) -> RunStats {
         let n = bytes.count
         guard let base = bytes.baseAddress else { return RunStats() }
@@ -485,8 +506,8 @@ struct LiteralPrefilter: Sendable {
             state = Int(entry & ~outputFlag)
             guard entry & outputFlag != 0 else { continue }
             recordOutputs(
-                of: state, end: base.distance(to: p), mappedEnd: mappedEnd, bytes: bytes, outputs: outputs, into: &record,
-                candidates: candidates)
+                of: state, end: base.distance(to: p), mappedEnd: mappedEnd, bytes: bytes, outputs: outputs, into: found,
+                occurrences: &occurrences, foundIDs: &foundIDs, candidates: candidates)
         }
         return runs.stats(count: n)
     }
@@ -495,15 +516,15 @@ struct LiteralPrefilter: Sendable {
     /// rules as candidates, and each occurrence of an anchor literal is recorded.
     @inline(never)
     private static func recordOutputs(
-        of state: Int, end i: Int, mappedEnd: Int, bytes: UnsafeBufferPointer<UInt8>, outputs: Outputs, into record: inout ScanState,
-        candidates: UnsafeMutableBufferPointer<UInt64>
+        of state: Int, end i: Int, mappedEnd: Int, bytes: UnsafeBufferPointer<UInt8>, outputs: Outputs, into found: Found,
+        occurrences: inout [LiteralOccurrence], foundIDs: inout [Int32], candidates: UnsafeMutableBufferPointer<UInt64>
     ) {
         for k in Int(outputs.outputStart[state])..<Int(outputs.outputStart[state &+ 1]) {
             let id = outputs.outputIDs[k]
             let literal = Int(id)
             let facts = outputs.info[literal]
             let anchor = facts & (1 << 18) != 0
-            let seen = record.found[literal]
+            let seen = found.literals[literal]
             if seen && !anchor { continue }
             let flags = UInt8(truncatingIfNeeded: (facts >> 16) & 3)
             let length = Int(facts & 0xFFFF)
@@ -514,15 +535,15 @@ struct LiteralPrefilter: Sendable {
             if anchor {
                 // A mapped letter (3 bytes for one `k`) may lie inside the occurrence.
                 let slack = mappedEnd > i - 3 * length ? 2 * length : 0
-                record.occurrences.append(
+                occurrences.append(
                     LiteralOccurrence(
                         earliest: Int32(clamping: max(0, i - length - slack)), latest: Int32(clamping: i - length),
-                        previous: seen ? record.lastOccurrence[literal] : -1))
-                record.lastOccurrence[literal] = Int32(record.occurrences.count - 1)
+                        previous: seen ? found.last[literal] : -1))
+                found.last[literal] = Int32(occurrences.count - 1)
             }
             if !seen {
-                record.found[literal] = true
-                record.foundIDs.append(id)
+                found.literals[literal] = true
+                foundIDs.append(id)
                 for p in Int(outputs.postingStart[literal])..<Int(outputs.postingStart[literal &+ 1]) {
                     let rule = outputs.postingRules[p]
                     candidates[Int(rule) >> 6] |= 1 << UInt64(rule & 63)
