@@ -111,8 +111,10 @@ public enum LanguageGuess {
         static let englishWord: UInt8 = 2
         static let turkishSuffix: UInt8 = 4
 
-        private let keys: [UInt64]
-        private let values: [UInt8]
+        /// Open addressing: each slot the word's hash with its flags in the low three bits (a hash
+        /// is compared without them), 0 when empty; one load per probe instead of a key and a
+        /// value from two arrays.
+        private let slots: [UInt64]
         private let mask: Int
         /// The suffixes as a trie of their reversed letters: `suffixNext[node * 32 + letter]` is the
         /// next node (0: none; a letter is `byte & 31`, `'` is 0), `suffixEnds[node]` whether a
@@ -133,16 +135,16 @@ public enum LanguageGuess {
             add(suffixes, Self.turkishSuffix)
             var capacity = 16
             while capacity < entries.count * 4 { capacity *= 2 }
-            var keys = [UInt64](repeating: 0, count: capacity)
-            var values = [UInt8](repeating: 0, count: capacity)
+            var slots = [UInt64](repeating: 0, count: capacity)
+            var tags = Set<UInt64>()
             for (hash, flags) in entries {
+                // Without the flag bits the hashes must stay distinct, and never 0 (an empty slot).
+                precondition(hash & ~7 != 0 && tags.insert(hash & ~7).inserted, "word hashes collide without their low bits")
                 var slot = Self.slot(hash, mask: capacity - 1)
-                while values[slot] != 0 { slot = (slot + 1) & (capacity - 1) }
-                keys[slot] = hash
-                values[slot] = flags
+                while slots[slot] != 0 { slot = (slot + 1) & (capacity - 1) }
+                slots[slot] = hash & ~7 | UInt64(flags)
             }
-            self.keys = keys
-            self.values = values
+            self.slots = slots
             mask = capacity - 1
             var next = [Int16](repeating: 0, count: 32)
             var ends = [false]
@@ -187,12 +189,15 @@ public enum LanguageGuess {
         /// The flags of the word with this hash (0: in no list).
         @inline(__always)
         func flags(of hash: UInt64) -> UInt8 {
-            var slot = Self.slot(hash, mask: mask)
-            while true {
-                let value = values[slot]
-                if value == 0 { return 0 }
-                if keys[slot] == hash { return value }
-                slot = (slot + 1) & mask
+            let tag = hash & ~7
+            return slots.withUnsafeBufferPointer { slots in
+                var slot = Self.slot(hash, mask: mask)
+                while true {
+                    let entry = slots[slot]
+                    if entry == 0 { return 0 }
+                    if entry & ~7 == tag { return UInt8(truncatingIfNeeded: entry & 7) }
+                    slot = (slot + 1) & mask
+                }
             }
         }
     }
