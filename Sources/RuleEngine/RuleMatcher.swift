@@ -395,16 +395,7 @@ public final class RuleMatcher {
         // One at a time: `removeLast(_:)` goes through `replaceSubrange`, 15k instructions per
         // slow 1 KB record.
         while windows.count > merged + 1 { windows.removeLast() }
-        // A search must start on a character boundary (PCRE2 is told the subject is valid UTF-8).
-        if !viewIsASCII[canonical] {
-            views[canonical]!.utf8.withUnsafeBufferPointer { bytes in
-                for index in windows.indices {
-                    var lower = windows[index].lowerBound
-                    while lower > 0 && lower < bytes.count && bytes[lower] & 0xC0 == 0x80 { lower -= 1 }
-                    windows[index] = lower...windows[index].upperBound
-                }
-            }
-        }
+        if !viewIsASCII[canonical] { Self.startOnCharacters(&windows, in: views[canonical]!) }
         return true
     }
 
@@ -518,16 +509,7 @@ public final class RuleMatcher {
                 otherWindows.append(window)
             }
         }
-        if !ascii, let view = views[slot] {
-            // A search must start on a character boundary.
-            view.utf8.withUnsafeBufferPointer { bytes in
-                for index in otherWindows.indices {
-                    var lower = otherWindows[index].lowerBound
-                    while lower > 0 && lower < bytes.count && bytes[lower] & 0xC0 == 0x80 { lower -= 1 }
-                    otherWindows[index] = lower...otherWindows[index].upperBound
-                }
-            }
-        }
+        if !ascii, let view = views[slot] { Self.startOnCharacters(&otherWindows, in: view) }
         if !windowed {
             swap(&windows, &otherWindows)
             return true
@@ -551,6 +533,18 @@ public final class RuleMatcher {
     /// Whether the last `search` found a match of the pattern (whether or not an unless match
     /// overlapped it), or stopped at a limit or failure.
     private var lastSearchMatchedOrStopped = false
+
+    /// Moves each window's start back to the start of its UTF-8 character: a search must start on
+    /// a character boundary (PCRE2 is told the subject is valid UTF-8).
+    private static func startOnCharacters(_ windows: inout [ClosedRange<Int>], in view: NormalizedView) {
+        view.utf8.withUnsafeBufferPointer { bytes in
+            for index in windows.indices {
+                var lower = windows[index].lowerBound
+                while lower > 0 && lower < bytes.count && bytes[lower] & 0xC0 == 0x80 { lower -= 1 }
+                windows[index] = lower...windows[index].upperBound
+            }
+        }
+    }
 
     /// Windows closer than this many bytes are searched in one call.
     static let windowGap = 16
