@@ -47,3 +47,22 @@ func runCLI(_ arguments: [String], environment: [String: String] = [:]) async ->
     }
     return CLIResult(status: status, out: capture.out, err: capture.err)
 }
+
+/// Where the CLI tests write their input files: one directory per test process, removed when the
+/// process exits, so repeated `swift test` runs leave nothing behind in the temporary directory.
+enum TestScratch {
+    static let root: URL = {
+        let url = FileManager.default.temporaryDirectory
+            .appendingPathComponent("safegate-tests-\(getpid())-\(UUID().uuidString)")
+        try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        atexit { try? FileManager.default.removeItem(at: TestScratch.root) }
+        return url
+    }()
+
+    /// A fresh, empty directory inside `root`.
+    static func directory() throws -> URL {
+        let url = root.appendingPathComponent(UUID().uuidString)
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+}

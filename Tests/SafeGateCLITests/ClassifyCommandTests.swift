@@ -4,10 +4,9 @@ import Testing
 /// `safegate classify` per CONTRACT.md: one output record per input record, in order; malformed
 /// records become error records and the run exits 65 at the end.
 @Suite struct ClassifyCommandTests {
-    /// A file in a fresh temporary directory.
+    /// A file in a fresh scratch directory (removed when the test process exits).
     static func temporaryFile(_ name: String, _ bytes: [UInt8]) throws -> String {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("safegate-tests-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let directory = try TestScratch.directory()
         let path = directory.appendingPathComponent(name).path
         try Data(bytes).write(to: URL(fileURLWithPath: path))
         return path

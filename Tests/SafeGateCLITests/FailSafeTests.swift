@@ -48,10 +48,9 @@ import Testing
     /// Hits the match limit of `t.illegal.runaway`.
     static let runaway = "steal " + String(repeating: "x", count: 60) + "! y"
 
-    /// A fresh temporary directory with `files`.
+    /// A fresh scratch directory with `files` (removed when the test process exits).
     static func directory(_ files: [String: String]) throws -> String {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("safegate-failsafe-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let directory = try TestScratch.directory()
         for (name, text) in files { try Data(text.utf8).write(to: directory.appendingPathComponent(name)) }
         return directory.path
     }
