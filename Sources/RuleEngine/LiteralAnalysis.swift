@@ -245,7 +245,7 @@ indirect enum PatternNode {
                 }
                 required = sofar.union(best)
             }
-            return LiteralInfo(exact: exact, required: required, groups: required.map { [$0] } ?? [])
+            return LiteralInfo(exact: exact, required: required, groups: Self.sharedGroups(of: infos, required: required))
         case .concatenation(let nodes):
             // Every candidate is required: the run of exact strings between two inexact nodes, and
             // each inexact node's own requirements.
@@ -253,6 +253,16 @@ indirect enum PatternNode {
             var run: Set<String> = [""]
             var allExact = true
             for node in nodes {
+                if case .repetition(let body, let min, let max) = node, min >= 1, max != min, min <= 4,
+                    let exact = body.info.exact, let copies = Self.product(run, exact, times: min)
+                {
+                    // `x{m,}`: its first m copies go on with the run, which ends there (more may
+                    // follow), so `die+` requires "die", not just "di".
+                    allExact = false
+                    candidates.append(copies)
+                    run = [""]
+                    continue
+                }
                 let info = node.info
                 if let exact = info.exact {
                     if run.count * exact.count <= LiteralInfo.cap {
@@ -302,8 +312,59 @@ indirect enum PatternNode {
     }
 }
 
+extension PatternNode {
+    /// Every concatenation of `prefix` and `times` members of `exact`, or nil when there would be
+    /// more than `LiteralInfo.cap`.
+    static func product(_ prefix: Set<String>, _ exact: Set<String>, times: Int) -> Set<String>? {
+        var product = prefix
+        for _ in 0..<times {
+            guard product.count * exact.count <= LiteralInfo.cap else { return nil }
+            var next = Set<String>()
+            for a in product { for b in exact { next.insert(a + b) } }
+            product = next
+        }
+        return product
+    }
+
+    /// The requirements of an alternation: the union of its branches' strongest ones, and the
+    /// unions of requirements the branches share. Each branch contributes one set to a union, so
+    /// every union is required; seeded with each requirement of the first branch, every other
+    /// branch adds its requirement most like the seed (most members in common, then strongest),
+    /// so that a list of words all branches require in some way (the same people, the same
+    /// verbs) becomes a group of its own instead of being lost in the union of the strongest.
+    static func sharedGroups(of infos: [LiteralInfo], required: Set<String>?) -> [Set<String>] {
+        var groups: [Set<String>] = required.map { [$0] } ?? []
+        guard infos.count > 1 else { return groups }
+        let options: [[Set<String>]] = infos.map { info in
+            var sets: [Set<String>] = []
+            for set in (info.best.map { [$0] } ?? []) + info.groups where !set.contains("") && !sets.contains(set) {
+                sets.append(set)
+            }
+            return sets
+        }
+        guard options.allSatisfy({ !$0.isEmpty }) else { return groups }
+        for seed in options[0] {
+            var union = seed
+            for other in options.dropFirst() {
+                let pick = other.max { a, b in
+                    let (sharedA, sharedB) = (a.intersection(seed).count, b.intersection(seed).count)
+                    return sharedA != sharedB ? sharedA < sharedB : LiteralAnalysis.score(a) < LiteralAnalysis.score(b)
+                }!
+                union.formUnion(pick)
+            }
+            if union.count <= LiteralInfo.unionCap && !groups.contains(union) { groups.append(union) }
+        }
+        let scored: [(set: Set<String>, score: Int)] = groups.map { ($0, LiteralAnalysis.score($0)) }
+        let kept = scored.filter { $0.score >= LiteralAnalysis.usefulLength || $0.set == required }
+        let ranked = kept.sorted { a, b in a.score != b.score ? a.score > b.score : a.set.count < b.set.count }
+        return ranked.prefix(LiteralInfo.groupCap).map(\.set)
+    }
+}
+
 /// What is known of a node's matches.
 struct LiteralInfo {
+    /// Largest union of shared requirements kept as a group.
+    static let unionCap = 512
     /// Largest set tracked.
     static let cap = 32
     /// Most groups kept per node.
