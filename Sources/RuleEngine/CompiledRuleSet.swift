@@ -139,7 +139,8 @@ public final class CompiledRuleSet: Sendable {
         self.compiled = compiled
         self.views = Set(compiled.filter(\.enabled).flatMap(\.views))
         self.prefilter = LiteralPrefilter(
-            requirements: compiled.map { $0.enabled ? $0.requirement : nil }, anchors: compiled.map { $0.enabled ? $0.anchor : nil })
+            requirements: compiled.map { $0.enabled ? $0.requirement : nil }, anchors: compiled.map { $0.enabled ? $0.anchor : nil },
+            bounded: compiled.map { $0.inspection != nil })
         self.viewGates = ViewGates(compiled)
         ungatedViews = views.subtracting(viewGates.gatedViews)
         self.indexByID = Dictionary(kept.enumerated().map { ($1.id, $0) }, uniquingKeysWith: { first, _ in first })

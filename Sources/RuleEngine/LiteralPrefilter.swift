@@ -20,6 +20,8 @@ struct ScanState {
     /// The view's longest runs, measured in the same pass (anchored windows need them; the extra
     /// work runs beside the scan's chain of dependent table loads, so it costs little time).
     var runs = RunStats()
+    /// Whether the occurrences of group literals were recorded too (`LiteralPrefilter.groupBit`).
+    var groupOccurrences = false
 
     init(literalCount: Int) {
         found = Array(repeating: false, count: literalCount)
@@ -32,6 +34,7 @@ struct ScanState {
         foundIDs.empty()
         occurrences.empty()
         runs = RunStats()
+        groupOccurrences = false
     }
 }
 
@@ -52,9 +55,10 @@ struct LiteralPrefilter: Sendable {
     let ruleGroups: [[Range<Int>]?]
     /// Literal ids of every group, one group after another.
     let groupMembers: [Int]
-    /// Byte length and boundary flags (1: word start, 2: word end) of each literal.
     /// Per literal: its byte length (low 16 bits), boundary flags (bits 16–17: word start, word
-    /// end) and whether it belongs to an anchor (bit 18), in one word for the scan's inner loop.
+    /// end) and whether its occurrences are recorded (`anchorBit`: always, it belongs to an
+    /// anchor; `groupBit`: in views of `proximityBytes` or more, it belongs to a group of
+    /// `proximityGroups`), in one word for the scan's inner loop.
     let literalInfo: [UInt32]
     /// Byte → input class of the literals' bytes (0: a byte that occurs in no literal).
     let byteClass: [UInt8]
@@ -81,8 +85,19 @@ struct LiteralPrefilter: Sendable {
     let anchorLiterals: [[Int32]?]
     /// For each rule, the anchor's bound on how far into a match its literal starts.
     let anchorPrefix: [LengthBound]
+    /// For each rule whose matches have a bounded length and that has an anchor, the groups
+    /// (ranges of `groupMembers`) a window must have an occurrence of nearby: those that do not
+    /// hold every anchor literal (a window has one of those already). Nil: no check.
+    let proximityGroups: [[Range<Int>]?]
 
     var literalCount: Int { literals.count }
+
+    static let anchorBit: UInt32 = 1 << 18
+    static let groupBit: UInt32 = 1 << 19
+    /// The shortest view in which windows are checked for nearby group literals: in a short
+    /// prompt every word is near every other, and recording their occurrences would cost more
+    /// than the searches it saves.
+    static let proximityBytes = 256
 
     /// The same prefilter, but the arrays read per candidate rule (groups, anchors) in buffers of
     /// its own: each `RuleMatcher` holds one, so that two threads never retain and release the
@@ -108,6 +123,7 @@ struct LiteralPrefilter: Sendable {
         ruleCount = other.ruleCount
         anchorLiterals = other.anchorLiterals.map { $0.map { $0.map { $0 } } }
         anchorPrefix = other.anchorPrefix.map { $0 }
+        proximityGroups = other.proximityGroups.map { $0.map { $0.map { $0 } } }
     }
 
     /// Builds the prefilter of a rule set; `requirements[i]` and `anchors[i]` belong to its rule `i`.
@@ -117,7 +133,8 @@ struct LiteralPrefilter: Sendable {
     /// their bytes (`LiteralInterner`), postings and outputs are laid out by counting, and the
     /// automaton is built from a trie of sibling lists (`automaton`). `PrefilterConstructionTests`
     /// compares the result with a textbook construction, entry by entry.
-    init(requirements: [[[RequiredLiteral]]?], anchors: [Anchor?] = []) {
+    /// `bounded[i]`: whether rule `i`'s matches have a bounded length (`proximityGroups`).
+    init(requirements: [[[RequiredLiteral]]?], anchors: [Anchor?] = [], bounded: [Bool] = []) {
         var interner = LiteralInterner()
         var ruleGroups: [[Range<Int>]?] = []
         ruleGroups.reserveCapacity(requirements.count)
@@ -146,8 +163,24 @@ struct LiteralPrefilter: Sendable {
             anchorPrefix.append(anchor?.prefix ?? LengthBound())
         }
         let literals = interner.literals
-        var isAnchorLiteral = [Bool](repeating: false, count: literals.count)
-        for ids in anchorLiterals { for id in ids ?? [] { isAnchorLiteral[Int(id)] = true } }
+        var proximityGroups: [[Range<Int>]?] = []
+        proximityGroups.reserveCapacity(requirements.count)
+        for rule in requirements.indices {
+            guard rule < bounded.count, bounded[rule], let anchor = anchorLiterals[rule], let groups = ruleGroups[rule] else {
+                proximityGroups.append(nil)
+                continue
+            }
+            let others = groups.filter { group in
+                !anchor.allSatisfy { id in groupMembers[group].contains(Int(id)) }
+            }
+            proximityGroups.append(others.isEmpty ? nil : others)
+        }
+        // Occurrences are recorded for anchor literals (windows start near them) and for members
+        // of the groups checked near windows.
+        var positional = [UInt32](repeating: 0, count: literals.count)
+        for groups in proximityGroups { for group in groups ?? [] { for member in group { positional[groupMembers[member]] = Self.groupBit } } }
+        for ids in anchorLiterals { for id in ids ?? [] { positional[Int(id)] = Self.anchorBit } }
+        self.proximityGroups = proximityGroups
         self.anchorLiterals = anchorLiterals
         self.anchorPrefix = anchorPrefix
         self.literals = literals
@@ -189,7 +222,7 @@ struct LiteralPrefilter: Sendable {
         literalInfo = literals.indices.map { id in
             let literal = literals[id]
             return UInt32(min(literal.text.utf8.count, 0xFFFF)) | (literal.wordStart ? 1 << 16 : 0) | (literal.wordEnd ? 1 << 17 : 0)
-                | (isAnchorLiteral[id] ? 1 << 18 : 0)
+                | positional[id]
         }
 
         // Input classes: one per distinct byte used by some literal.
@@ -389,8 +422,55 @@ struct LiteralPrefilter: Sendable {
         return true
     }
 
+    /// Which of `windows` (sorted start ranges, at most 64 looked at: later ones are kept) can hold
+    /// the start of a match of rule `index`, as bits: a match starting in window `a...b` lies in
+    /// `a ..< b + ahead` and holds a literal of every group, so each group of
+    /// `proximityGroups[index]` needs an occurrence there in the view scanned into `scan`.
+    func windowsNearGroups(rule index: Int, _ windows: UnsafeBufferPointer<ClosedRange<Int>>, ahead: Int, in scan: ScanState) -> UInt64 {
+        let all: UInt64 = windows.count >= 64 ? ~0 : (1 << UInt64(windows.count)) - 1
+        guard let groups = proximityGroups[index], let first = windows.first else { return all }
+        let checked = min(windows.count, 64)
+        let lowest = first.lowerBound
+        var kept = all
+        scan.found.withUnsafeBufferPointer { found in
+            scan.lastOccurrence.withUnsafeBufferPointer { last in
+                scan.occurrences.withUnsafeBufferPointer { occurrences in
+                    groupMembers.withUnsafeBufferPointer { members in
+                        literalInfo.withUnsafeBufferPointer { info in
+                            for group in groups {
+                                // The windows with an occurrence of the group's literals in reach.
+                                var near: UInt64 = 0
+                                for member in group where found[members[member]] {
+                                    let literal = members[member]
+                                    let length = Int(info[literal] & 0xFFFF)
+                                    // Occurrences come last first: stop at the first one too early.
+                                    var next = Int(last[literal])
+                                    while next >= 0 {
+                                        let occurrence = occurrences[next]
+                                        let start = Int(occurrence.latest)
+                                        if start < lowest { break }
+                                        // It ends `length` bytes after its latest start.
+                                        let end = start + length
+                                        for window in 0..<checked where windows[window].lowerBound <= start {
+                                            if end <= windows[window].upperBound + ahead { near |= 1 << UInt64(window) }
+                                        }
+                                        next = Int(occurrence.previous)
+                                    }
+                                    if near & kept == kept { break }
+                                }
+                                kept &= near
+                                if kept == 0 && windows.count <= 64 { return }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        return kept
+    }
+
     /// Records in `record` (cleared) every literal that occurs in `bytes`, every occurrence of an
-    /// anchor literal and the longest runs of the bytes (`RunStats`), and sets the rules that may
+    /// anchor or group literal and the longest runs of the bytes (`RunStats`), and sets the rules that may
     /// match in `candidates` (`RuleBits` words): those always searched, and those with a literal of
     /// their first group found.
     func scan(_ bytes: UnsafeBufferPointer<UInt8>, into record: inout ScanState, candidates: UnsafeMutableBufferPointer<UInt64>) {
@@ -399,17 +479,23 @@ struct LiteralPrefilter: Sendable {
             record.runs = RunStats(bytes)
             return
         }
+        record.groupOccurrences = bytes.count >= Self.proximityBytes
+        let positional = record.groupOccurrences ? Self.anchorBit | Self.groupBit : Self.anchorBit
         if let compactTransitions {
-            compactTransitions.withUnsafeBufferPointer { scan(bytes, table: $0, outputFlag: 0x8000, into: &record, candidates: candidates) }
+            compactTransitions.withUnsafeBufferPointer {
+                scan(bytes, table: $0, outputFlag: 0x8000, positional: positional, into: &record, candidates: candidates)
+            }
         } else if let wideTransitions {
-            wideTransitions.withUnsafeBufferPointer { scan(bytes, table: $0, outputFlag: 0x8000_0000, into: &record, candidates: candidates) }
+            wideTransitions.withUnsafeBufferPointer {
+                scan(bytes, table: $0, outputFlag: 0x8000_0000, positional: positional, into: &record, candidates: candidates)
+            }
         }
     }
 
     @inline(__always)
     private func scan<Entry: FixedWidthInteger & UnsignedInteger>(
-        _ bytes: UnsafeBufferPointer<UInt8>, table: UnsafeBufferPointer<Entry>, outputFlag: Entry, into record: inout ScanState,
-        candidates: UnsafeMutableBufferPointer<UInt64>
+        _ bytes: UnsafeBufferPointer<UInt8>, table: UnsafeBufferPointer<Entry>, outputFlag: Entry, positional: UInt32,
+        into record: inout ScanState, candidates: UnsafeMutableBufferPointer<UInt64>
     ) {
         let classCount = classCount
         // The per-literal arrays as buffers for the whole scan: written through the struct, each
@@ -427,7 +513,8 @@ struct LiteralPrefilter: Sendable {
                                 postingStart.withUnsafeBufferPointer { postingStart in
                                     postingRules.withUnsafeBufferPointer { postingRules in
                                         Self.scanLoop(
-                                            bytes, table: table, outputFlag: outputFlag, byteFacts: byteFacts, classCount: classCount,
+                                            bytes, table: table, outputFlag: outputFlag, positional: positional, byteFacts: byteFacts,
+                                            classCount: classCount,
                                             outputs: Outputs(
                                                 info: info, outputStart: outputStart, outputIDs: outputIDs, postingStart: postingStart,
                                                 postingRules: postingRules),
@@ -466,8 +553,8 @@ struct LiteralPrefilter: Sendable {
     /// byte each), and the index arithmetic checked for overflow. Returns the runs.
     @inline(__always)
     private static func scanLoop<Entry: FixedWidthInteger & UnsignedInteger>(
-        _ bytes: UnsafeBufferPointer<UInt8>, table: UnsafeBufferPointer<Entry>, outputFlag: Entry, byteFacts: UnsafeBufferPointer<UInt16>,
-        classCount: Int, outputs: Outputs, into found: Found, occurrences: inout [LiteralOccurrence], foundIDs: inout [Int32],
+        _ bytes: UnsafeBufferPointer<UInt8>, table: UnsafeBufferPointer<Entry>, outputFlag: Entry, positional: UInt32,
+        byteFacts: UnsafeBufferPointer<UInt16>, classCount: Int, outputs: Outputs, into found: Found, occurrences: inout [LiteralOccurrence], foundIDs: inout [Int32],
         candidates: UnsafeMutableBufferPointer<UInt64>
     ) -> RunStats {
         let n = bytes.count
@@ -506,24 +593,26 @@ struct LiteralPrefilter: Sendable {
             state = Int(entry & ~outputFlag)
             guard entry & outputFlag != 0 else { continue }
             recordOutputs(
-                of: state, end: base.distance(to: p), mappedEnd: mappedEnd, bytes: bytes, outputs: outputs, into: found,
+                of: state, end: base.distance(to: p), mappedEnd: mappedEnd, positional: positional, bytes: bytes, outputs: outputs,
+                into: found,
                 occurrences: &occurrences, foundIDs: &foundIDs, candidates: candidates)
         }
         return runs.stats(count: n)
     }
 
     /// The literals recognised on entering `state` at `end`: each found for the first time sets its
-    /// rules as candidates, and each occurrence of an anchor literal is recorded.
+    /// rules as candidates, and each occurrence of an anchor or group literal is recorded.
     @inline(never)
     private static func recordOutputs(
-        of state: Int, end i: Int, mappedEnd: Int, bytes: UnsafeBufferPointer<UInt8>, outputs: Outputs, into found: Found,
+        of state: Int, end i: Int, mappedEnd: Int, positional: UInt32, bytes: UnsafeBufferPointer<UInt8>, outputs: Outputs,
+        into found: Found,
         occurrences: inout [LiteralOccurrence], foundIDs: inout [Int32], candidates: UnsafeMutableBufferPointer<UInt64>
     ) {
         for k in Int(outputs.outputStart[state])..<Int(outputs.outputStart[state &+ 1]) {
             let id = outputs.outputIDs[k]
             let literal = Int(id)
             let facts = outputs.info[literal]
-            let anchor = facts & (1 << 18) != 0
+            let anchor = facts & positional != 0
             let seen = found.literals[literal]
             if seen && !anchor { continue }
             let flags = UInt8(truncatingIfNeeded: (facts >> 16) & 3)

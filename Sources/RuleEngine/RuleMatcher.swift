@@ -284,6 +284,13 @@ public final class RuleMatcher {
                             continue
                         }
                         windowed = true
+                        // Only where every group has a literal within a match's reach.
+                        if hasGroups, scans[canonical].groupOccurrences, prefilter.proximityGroups[index] != nil,
+                            let bound = inspectionBounds[index],
+                            !keepWindowsNearGroups(rule: index, bound, canonical: canonical)
+                        {
+                            continue
+                        }
                     }
                     if slot == Self.squashedSlot && canonical == slot && skipsUnchangedRegions && usesPrefilter
                         && viewMask & (1 << UInt8(Self.asciiSlot)) != 0 && views[Self.asciiSlot] != nil,
@@ -396,6 +403,27 @@ public final class RuleMatcher {
         // slow 1 KB record.
         while windows.count > merged + 1 { windows.removeLast() }
         if !viewIsASCII[canonical] { Self.startOnCharacters(&windows, in: views[canonical]!) }
+        return true
+    }
+
+    /// Drops the windows in which no match can start because some requirement group of rule
+    /// `index` has no occurrence within reach: a match starting in window `a...b` lies in
+    /// `a ..< b + ahead` (`ahead` bounds how far from its start an attempt reads, the match
+    /// included) and holds a literal of every group. A rule's anchor words and its other
+    /// required words often both occur in a long prompt, but far apart. False when none is left.
+    private func keepWindowsNearGroups(rule index: Int, _ bound: InspectionBound, canonical: Int) -> Bool {
+        let ahead = bound.ahead.bytes(in: scans[canonical].runs, ascii: viewIsASCII[canonical])
+        let near = windows.withUnsafeBufferPointer { prefilter.windowsNearGroups(rule: index, $0, ahead: ahead, in: scans[canonical]) }
+        let count = windows.count
+        if near == 0 && count <= 64 { return false }
+        if count >= 64 || near != (1 << UInt64(count)) - 1 {
+            var kept = 0
+            for window in 0..<count where window >= 64 || near & (1 << UInt64(window)) != 0 {
+                windows[kept] = windows[window]
+                kept += 1
+            }
+            while windows.count > kept { windows.removeLast() }
+        }
         return true
     }
 

@@ -207,3 +207,64 @@ import TextNormalization
         #expect(result.matches.map(\.rule.id) == ["t.kill", "t.any", "t.any", "t.any"])
     }
 }
+
+/// A window is searched only when each of the rule's other required words occurs within a
+/// match's reach of it (`LiteralPrefilter.windowsNearGroups`, in views of 256 bytes or more):
+/// a speed-up only, so windowed matchers must find what whole-view matchers find.
+@Suite struct ProximityTests {
+    static let patterns = [
+        #"\bkill\s+(?:\w+\s+){0,3}?(?:child|kid)\b"#,
+        #"(?:want|need)\s+to\s+(?:die+|disappear)"#,
+        #"\bsteal\b[^.]{0,40}\bcars?\b"#,
+        #"(?:kill|shoot)\s+(?:him|her)|(?:stab|hurt)\s+(?:him|her)"#,
+        #"(?<=\bi\s)want\s+to\s+die(?=\s+now)"#,
+    ]
+    static let pieces = [
+        "kill ", "child ", "kid", "want to ", "need  to ", "die ", "diee ", "disappear", "steal ", "car ", "cars ", ". ", "him ",
+        "her ", "stab ", "\u{212A}ill ", "é ", "filler words here ", "i ", "now ", "\n", "kıll ",
+    ]
+    static let filler = String(repeating: "nothing to see in these words ", count: 12)
+
+    static func texts() -> [String] {
+        var generator = SplitMix64(seed: 0x9EA2)
+        var texts = [
+            "kill " + filler + "the child", "kill the child " + filler, filler + "kill my child", "want to " + filler + "die",
+            "steal " + filler + "car", "steal my car " + filler, "stab " + filler + "him", filler + "i want to die now",
+            "i want to " + filler + "die now", "\u{212A}ill " + filler + "child", "\u{212A}ill the child " + filler,
+        ]
+        for _ in 0..<300 {
+            var text = ""
+            while text.utf8.count < 300 + Int(generator.next() % 900) {
+                text += pieces[Int(generator.next() % UInt64(pieces.count))]
+                if generator.next() % 4 == 0 { text += "some filler words " }
+            }
+            texts.append(text)
+        }
+        return texts
+    }
+
+    @Test func windowsNearTheOtherWordsFindWhatWholeViewsFind() throws {
+        let texts = Self.texts()
+        for (index, pattern) in Self.patterns.enumerated() {
+            let set = try YAMLRules.single(id: "test.p\(index)", pattern: pattern, views: ViewName.allCases)
+            let windowed = set.makeMatcher()
+            let whole = set.makeMatcher()
+            whole.usesWindows = false
+            let differences = matchDifferences(set, windowed, whole, on: texts.map { emojiPrefixes[index % 2] + $0 })
+            #expect(differences.isEmpty, "\(pattern): \(differences.prefix(5).joined(separator: "\n"))")
+        }
+    }
+
+    @Test func wordsFarApartInALongPromptAreNotSearched() throws {
+        let set = try YAMLRules.single(pattern: Self.patterns[0], views: [.ascii])
+        #expect(set.requiredLiterals(ofRule: "test.rule")?.count == 2)
+        let matcher = set.makeMatcher()
+        #expect(matcher.match("kill " + Self.filler + "the child").matches.isEmpty)
+        #expect(matcher.counters.ruleViewsSearched == 0)
+        #expect(matcher.match("kill the child " + Self.filler).matches.count == 1)
+        #expect(matcher.counters.ruleViewsSearched == 1)
+        // A short prompt is searched as before: recording where every word occurs costs more there.
+        #expect(matcher.match("kill, nothing else. the child").matches.isEmpty)
+        #expect(matcher.counters.ruleViewsSearched == 2)
+    }
+}
