@@ -407,19 +407,25 @@ struct LiteralPrefilter: Sendable {
         return (table, outputStart, outputIDs)
     }
 
-    /// Whether rule `index` may match a view whose literals are `found`.
+    /// Whether rule `index`, a candidate on a view whose literals are `found`, may match it: a
+    /// candidate has a literal of its first group there already (that is what made it one), so
+    /// only the other groups are looked at.
     @inline(__always)
-    func admits(rule index: Int, found: [Bool]) -> Bool {
-        guard let groups = ruleGroups[index] else { return true }
-        for group in groups {
-            var any = false
-            for member in group where found[groupMembers[member]] {
-                any = true
-                break
+    func admitsCandidate(rule index: Int, found: [Bool]) -> Bool {
+        guard let groups = ruleGroups[index], groups.count > 1 else { return true }
+        return found.withUnsafeBufferPointer { found in
+            groupMembers.withUnsafeBufferPointer { members in
+                for group in groups.dropFirst() {
+                    var any = false
+                    for member in group where found[members[member]] {
+                        any = true
+                        break
+                    }
+                    if !any { return false }
+                }
+                return true
             }
-            if !any { return false }
         }
-        return true
     }
 
     /// Which of `windows` (sorted start ranges, at most 64 looked at: later ones are kept) can hold

@@ -270,7 +270,7 @@ public final class RuleMatcher {
                     if hasGroups {
                         let admitted =
                             candidates[canonical * words + word] & (1 << UInt64(index & 63)) != 0
-                            && prefilter.admits(rule: index, found: scans[canonical].found)
+                            && prefilter.admitsCandidate(rule: index, found: scans[canonical].found)
                         if !admitted { continue }
                     }
                     // Only now the view itself (a copy retains its arrays).
