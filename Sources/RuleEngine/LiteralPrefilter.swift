@@ -13,10 +13,16 @@ struct LiteralOccurrence: Sendable {
 /// occurrence of an anchor literal, chained per literal from the last one.
 struct ScanState {
     var found: [Bool]
-    var foundIDs: [Int32] = []
+    /// The ids of the literals found, the first `foundCount` (a buffer of one per literal).
+    var foundIDs: [Int32]
+    var foundCount = 0
     /// Per literal, its last occurrence in `occurrences`; valid only where `found` is set.
     var lastOccurrence: [Int32]
+    /// The recorded occurrences are the first `occurrenceCount`: the array is a buffer kept from
+    /// text to text, which the scan writes through a pointer (appending checked the array's
+    /// uniqueness and capacity, a call per occurrence).
     var occurrences: [LiteralOccurrence] = []
+    var occurrenceCount = 0
     /// The view's longest runs, measured in the same pass (anchored windows need them; the extra
     /// work runs beside the scan's chain of dependent table loads, so it costs little time).
     var runs = RunStats()
@@ -25,14 +31,15 @@ struct ScanState {
 
     init(literalCount: Int) {
         found = Array(repeating: false, count: literalCount)
+        foundIDs = Array(repeating: 0, count: literalCount)
         lastOccurrence = Array(repeating: -1, count: literalCount)
     }
 
     /// Forgets everything found (for the next text).
     mutating func clear() {
-        for id in foundIDs { found[Int(id)] = false }
-        foundIDs.empty()
-        occurrences.empty()
+        for id in foundIDs[0..<foundCount] { found[Int(id)] = false }
+        foundCount = 0
+        occurrenceCount = 0
         runs = RunStats()
         groupOccurrences = false
     }
@@ -504,39 +511,85 @@ struct LiteralPrefilter: Sendable {
         into record: inout ScanState, candidates: UnsafeMutableBufferPointer<UInt64>
     ) {
         let classCount = classCount
+        // Room for an occurrence per byte and then some: more needs a second scan (below).
+        if record.occurrences.count < bytes.count + 64 {
+            record.occurrences += repeatElement(
+                LiteralOccurrence(earliest: 0, latest: 0, previous: -1), count: bytes.count + 64 - record.occurrences.count)
+        }
         // The per-literal arrays as buffers for the whole scan: written through the struct, each
         // write checked the array's uniqueness and bounds.
-        var occurrences = record.occurrences
-        var foundIDs = record.foundIDs
-        record.occurrences = []
-        record.foundIDs = []
+        var written = 0
+        var foundCount = record.foundCount
+        let capacity = record.occurrences.count
         let runs = record.found.withUnsafeMutableBufferPointer { found in
             record.lastOccurrence.withUnsafeMutableBufferPointer { last in
-                byteFacts.withUnsafeBufferPointer { byteFacts in
-                    literalInfo.withUnsafeBufferPointer { info in
-                        outputStart.withUnsafeBufferPointer { outputStart in
-                            outputIDs.withUnsafeBufferPointer { outputIDs in
-                                postingStart.withUnsafeBufferPointer { postingStart in
-                                    postingRules.withUnsafeBufferPointer { postingRules in
-                                        Self.scanLoop(
-                                            bytes, table: table, outputFlag: outputFlag, positional: positional, byteFacts: byteFacts,
-                                            classCount: classCount,
-                                            outputs: Outputs(
-                                                info: info, outputStart: outputStart, outputIDs: outputIDs, postingStart: postingStart,
-                                                postingRules: postingRules),
-                                            into: Found(literals: found, last: last), occurrences: &occurrences, foundIDs: &foundIDs,
-                                            candidates: candidates)
-                                    }
-                                }
+                record.occurrences.withUnsafeMutableBufferPointer { buffer in
+                    record.foundIDs.withUnsafeMutableBufferPointer { ids in
+                        var occurrences = BufferWriter(buffer: buffer)
+                        var foundIDs = BufferWriter(buffer: ids, count: foundCount)
+                        defer {
+                            written = occurrences.count
+                            foundCount = foundIDs.count
+                        }
+                        return Self.withTables(byteFacts, literalInfo, outputStart, outputIDs, postingStart, postingRules) { byteFacts, outputs in
+                            Self.scanLoop(
+                                bytes, table: table, outputFlag: outputFlag, positional: positional, byteFacts: byteFacts,
+                                classCount: classCount, outputs: outputs, into: Found(literals: found, last: last),
+                                occurrences: &occurrences, foundIDs: &foundIDs, candidates: candidates)
+                        }
+                    }
+                }
+            }
+        }
+        record.foundCount = foundCount
+        record.runs = runs
+        record.occurrenceCount = written
+        if written > capacity {
+            // More occurrences than bytes (several words end at one byte): scan again with room
+            // for all of them.
+            record.clear()
+            record.occurrences += repeatElement(LiteralOccurrence(earliest: 0, latest: 0, previous: -1), count: written - capacity)
+            scan(bytes, table: table, outputFlag: outputFlag, positional: positional, into: &record, candidates: candidates)
+        }
+    }
+
+    /// The automaton's output tables as buffers, for `body`.
+    @inline(__always)
+    private static func withTables<Result>(
+        _ byteFacts: [UInt16], _ info: [UInt32], _ outputStart: [Int32], _ outputIDs: [Int32], _ postingStart: [Int32],
+        _ postingRules: [Int32], _ body: (UnsafeBufferPointer<UInt16>, Outputs) -> Result
+    ) -> Result {
+        byteFacts.withUnsafeBufferPointer { byteFacts in
+            info.withUnsafeBufferPointer { info in
+                outputStart.withUnsafeBufferPointer { outputStart in
+                    outputIDs.withUnsafeBufferPointer { outputIDs in
+                        postingStart.withUnsafeBufferPointer { postingStart in
+                            postingRules.withUnsafeBufferPointer { postingRules in
+                                body(
+                                    byteFacts,
+                                    Outputs(
+                                        info: info, outputStart: outputStart, outputIDs: outputIDs, postingStart: postingStart,
+                                        postingRules: postingRules))
                             }
                         }
                     }
                 }
             }
         }
-        record.occurrences = occurrences
-        record.foundIDs = foundIDs
-        record.runs = runs
+    }
+
+    /// Where the scan writes occurrences and found ids: buffers of `ScanState`, which outlive the
+    /// scan. Past the end an element is only counted (for occurrences the scan then runs again;
+    /// found ids have room for every literal).
+    private struct BufferWriter<Element> {
+        let buffer: UnsafeMutableBufferPointer<Element>
+        var count = 0
+
+        @inline(__always)
+        mutating func append(_ element: Element) {
+            if count < buffer.count { buffer[count] = element }
+            count &+= 1
+        }
     }
 
     /// What the scan writes per literal: whether it was found, and its last occurrence.
@@ -560,7 +613,8 @@ struct LiteralPrefilter: Sendable {
     @inline(__always)
     private static func scanLoop<Entry: FixedWidthInteger & UnsignedInteger>(
         _ bytes: UnsafeBufferPointer<UInt8>, table: UnsafeBufferPointer<Entry>, outputFlag: Entry, positional: UInt32,
-        byteFacts: UnsafeBufferPointer<UInt16>, classCount: Int, outputs: Outputs, into found: Found, occurrences: inout [LiteralOccurrence], foundIDs: inout [Int32],
+        byteFacts: UnsafeBufferPointer<UInt16>, classCount: Int, outputs: Outputs, into found: Found, occurrences: inout BufferWriter<LiteralOccurrence>,
+        foundIDs: inout BufferWriter<Int32>,
         candidates: UnsafeMutableBufferPointer<UInt64>
     ) -> RunStats {
         let n = bytes.count
@@ -612,7 +666,8 @@ struct LiteralPrefilter: Sendable {
     private static func recordOutputs(
         of state: Int, end i: Int, mappedEnd: Int, positional: UInt32, bytes: UnsafeBufferPointer<UInt8>, outputs: Outputs,
         into found: Found,
-        occurrences: inout [LiteralOccurrence], foundIDs: inout [Int32], candidates: UnsafeMutableBufferPointer<UInt64>
+        occurrences: inout BufferWriter<LiteralOccurrence>, foundIDs: inout BufferWriter<Int32>,
+        candidates: UnsafeMutableBufferPointer<UInt64>
     ) {
         for k in Int(outputs.outputStart[state])..<Int(outputs.outputStart[state &+ 1]) {
             let id = outputs.outputIDs[k]
@@ -634,7 +689,7 @@ struct LiteralPrefilter: Sendable {
                     LiteralOccurrence(
                         earliest: Int32(clamping: max(0, i - length - slack)), latest: Int32(clamping: i - length),
                         previous: seen ? found.last[literal] : -1))
-                found.last[literal] = Int32(occurrences.count - 1)
+                found.last[literal] = Int32(truncatingIfNeeded: occurrences.count &- 1)
             }
             if !seen {
                 found.literals[literal] = true

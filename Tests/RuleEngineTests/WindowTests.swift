@@ -268,3 +268,34 @@ import TextNormalization
         #expect(matcher.counters.ruleViewsSearched == 2)
     }
 }
+
+/// The scan writes occurrences into a buffer with room for one per byte and scans again when
+/// several words ending at each byte need more: every occurrence must be recorded either way.
+@Suite struct OccurrenceRecordingTests {
+    @Test(arguments: [10, 100, 400])
+    func moreOccurrencesThanBytesAreAllRecorded(length: Int) {
+        let words = ["aaa", "aaaa", "aaaaa"].map { RequiredLiteral(text: $0) }
+        let prefilter = LiteralPrefilter(requirements: [[words]], anchors: [Anchor(literals: words, prefix: LengthBound())])
+        var record = ScanState(literalCount: prefilter.literalCount)
+        var candidates = [UInt64](repeating: 0, count: 1)
+        // A first, shorter text leaves a buffer too small for the next one.
+        for text in [Array("aaaa".utf8), Array(repeating: UInt8(ascii: "a"), count: length)] {
+            record.clear()
+            text.withUnsafeBufferPointer { bytes in
+                candidates.withUnsafeMutableBufferPointer { prefilter.scan(bytes, into: &record, candidates: $0) }
+            }
+        }
+        #expect(record.occurrenceCount == (length - 2) + (length - 3) + (length - 4))
+        #expect(candidates[0] == 1)
+        // Each word's chain, last first, starts at every offset the word fits at.
+        for (id, word) in words.enumerated() {
+            var starts: [Int32] = []
+            var index = record.lastOccurrence[id]
+            while index >= 0 {
+                starts.append(record.occurrences[Int(index)].latest)
+                index = record.occurrences[Int(index)].previous
+            }
+            #expect(starts == Array((0...Int32(length - word.text.count)).reversed()), "\(word)")
+        }
+    }
+}
