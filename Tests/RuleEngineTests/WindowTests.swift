@@ -231,6 +231,9 @@ import TextNormalization
             "kill " + filler + "the child", "kill the child " + filler, filler + "kill my child", "want to " + filler + "die",
             "steal " + filler + "car", "steal my car " + filler, "stab " + filler + "him", filler + "i want to die now",
             "i want to " + filler + "die now", "\u{212A}ill " + filler + "child", "\u{212A}ill the child " + filler,
+            // More than 64 windows: those past the 64th are kept unchecked.
+            String(repeating: "kill nothing to see in these words ", count: 100) + "the child",
+            "the child " + String(repeating: "kill nothing to see in these words ", count: 100) + "kill my kid",
         ]
         for _ in 0..<300 {
             var text = ""
