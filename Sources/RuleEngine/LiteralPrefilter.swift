@@ -35,6 +35,12 @@ struct ScanState {
         lastOccurrence = Array(repeating: -1, count: literalCount)
     }
 
+    /// Makes room for `count` occurrences in the buffer.
+    mutating func reserveOccurrences(_ count: Int) {
+        guard occurrences.count < count else { return }
+        occurrences += repeatElement(LiteralOccurrence(earliest: 0, latest: 0, previous: -1), count: count - occurrences.count)
+    }
+
     /// Forgets everything found (for the next text).
     mutating func clear() {
         for id in foundIDs[0..<foundCount] { found[Int(id)] = false }
@@ -185,7 +191,9 @@ struct LiteralPrefilter: Sendable {
         // Occurrences are recorded for anchor literals (windows start near them) and for members
         // of the groups checked near windows.
         var positional = [UInt32](repeating: 0, count: literals.count)
-        for groups in proximityGroups { for group in groups ?? [] { for member in group { positional[groupMembers[member]] = Self.groupBit } } }
+        for groups in proximityGroups {
+            for group in groups ?? [] { for member in group { positional[groupMembers[member]] = Self.groupBit } }
+        }
         for ids in anchorLiterals { for id in ids ?? [] { positional[Int(id)] = Self.anchorBit } }
         self.proximityGroups = proximityGroups
         self.anchorLiterals = anchorLiterals
@@ -483,9 +491,9 @@ struct LiteralPrefilter: Sendable {
     }
 
     /// Records in `record` (cleared) every literal that occurs in `bytes`, every occurrence of an
-    /// anchor or group literal and the longest runs of the bytes (`RunStats`), and sets the rules that may
-    /// match in `candidates` (`RuleBits` words): those always searched, and those with a literal of
-    /// their first group found.
+    /// anchor or group literal and the longest runs of the bytes (`RunStats`), and sets the rules
+    /// that may match in `candidates` (`RuleBits` words): those always searched, and those with a
+    /// literal of their first group found.
     func scan(_ bytes: UnsafeBufferPointer<UInt8>, into record: inout ScanState, candidates: UnsafeMutableBufferPointer<UInt64>) {
         for word in candidates.indices { candidates[word] = alwaysSearched[word] }
         guard !literals.isEmpty else {
@@ -512,10 +520,7 @@ struct LiteralPrefilter: Sendable {
     ) {
         let classCount = classCount
         // Room for an occurrence per byte and then some: more needs a second scan (below).
-        if record.occurrences.count < bytes.count + 64 {
-            record.occurrences += repeatElement(
-                LiteralOccurrence(earliest: 0, latest: 0, previous: -1), count: bytes.count + 64 - record.occurrences.count)
-        }
+        record.reserveOccurrences(bytes.count + 64)
         // The per-literal arrays as buffers for the whole scan: written through the struct, each
         // write checked the array's uniqueness and bounds.
         var written = 0
@@ -531,7 +536,8 @@ struct LiteralPrefilter: Sendable {
                             written = occurrences.count
                             foundCount = foundIDs.count
                         }
-                        return Self.withTables(byteFacts, literalInfo, outputStart, outputIDs, postingStart, postingRules) { byteFacts, outputs in
+                        let tables = (byteFacts, literalInfo, outputStart, outputIDs, postingStart, postingRules)
+                        return Self.withTables(tables) { byteFacts, outputs in
                             Self.scanLoop(
                                 bytes, table: table, outputFlag: outputFlag, positional: positional, byteFacts: byteFacts,
                                 classCount: classCount, outputs: outputs, into: Found(literals: found, last: last),
@@ -548,7 +554,7 @@ struct LiteralPrefilter: Sendable {
             // More occurrences than bytes (several words end at one byte): scan again with room
             // for all of them.
             record.clear()
-            record.occurrences += repeatElement(LiteralOccurrence(earliest: 0, latest: 0, previous: -1), count: written - capacity)
+            record.reserveOccurrences(written)
             scan(bytes, table: table, outputFlag: outputFlag, positional: positional, into: &record, candidates: candidates)
         }
     }
@@ -556,10 +562,11 @@ struct LiteralPrefilter: Sendable {
     /// The automaton's output tables as buffers, for `body`.
     @inline(__always)
     private static func withTables<Result>(
-        _ byteFacts: [UInt16], _ info: [UInt32], _ outputStart: [Int32], _ outputIDs: [Int32], _ postingStart: [Int32],
-        _ postingRules: [Int32], _ body: (UnsafeBufferPointer<UInt16>, Outputs) -> Result
+        _ tables: (byteFacts: [UInt16], info: [UInt32], outputStart: [Int32], outputIDs: [Int32], postingStart: [Int32], postingRules: [Int32]),
+        _ body: (UnsafeBufferPointer<UInt16>, Outputs) -> Result
     ) -> Result {
-        byteFacts.withUnsafeBufferPointer { byteFacts in
+        let (byteFacts, info, outputStart, outputIDs, postingStart, postingRules) = tables
+        return byteFacts.withUnsafeBufferPointer { byteFacts in
             info.withUnsafeBufferPointer { info in
                 outputStart.withUnsafeBufferPointer { outputStart in
                     outputIDs.withUnsafeBufferPointer { outputIDs in
@@ -613,8 +620,8 @@ struct LiteralPrefilter: Sendable {
     @inline(__always)
     private static func scanLoop<Entry: FixedWidthInteger & UnsignedInteger>(
         _ bytes: UnsafeBufferPointer<UInt8>, table: UnsafeBufferPointer<Entry>, outputFlag: Entry, positional: UInt32,
-        byteFacts: UnsafeBufferPointer<UInt16>, classCount: Int, outputs: Outputs, into found: Found, occurrences: inout BufferWriter<LiteralOccurrence>,
-        foundIDs: inout BufferWriter<Int32>,
+        byteFacts: UnsafeBufferPointer<UInt16>, classCount: Int, outputs: Outputs, into found: Found,
+        occurrences: inout BufferWriter<LiteralOccurrence>, foundIDs: inout BufferWriter<Int32>,
         candidates: UnsafeMutableBufferPointer<UInt64>
     ) -> RunStats {
         let n = bytes.count
@@ -673,16 +680,16 @@ struct LiteralPrefilter: Sendable {
             let id = outputs.outputIDs[k]
             let literal = Int(id)
             let facts = outputs.info[literal]
-            let anchor = facts & positional != 0
+            let recorded = facts & positional != 0
             let seen = found.literals[literal]
-            if seen && !anchor { continue }
+            if seen && !recorded { continue }
             let flags = UInt8(truncatingIfNeeded: (facts >> 16) & 3)
             let length = Int(facts & 0xFFFF)
             guard
                 flags == 0 || i - mappedEnd < length + 3
                     || Self.boundaryHolds(flags, end: i, length: length, in: bytes)
             else { continue }
-            if anchor {
+            if recorded {
                 // A mapped letter (3 bytes for one `k`) may lie inside the occurrence.
                 let slack = mappedEnd > i - 3 * length ? 2 * length : 0
                 occurrences.append(
