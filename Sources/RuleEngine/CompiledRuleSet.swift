@@ -140,7 +140,7 @@ public final class CompiledRuleSet: Sendable {
         self.views = Set(compiled.filter(\.enabled).flatMap(\.views))
         self.prefilter = LiteralPrefilter(
             requirements: compiled.map { $0.enabled ? $0.requirement : nil }, anchors: compiled.map { $0.enabled ? $0.anchor : nil },
-            bounded: compiled.map { $0.inspection != nil })
+            bounded: compiled.map { $0.inspection != nil }, unlessRequirements: compiled.map { $0.enabled ? $0.unlessRequirements : [] })
         self.viewGates = ViewGates(compiled)
         ungatedViews = views.subtracting(viewGates.gatedViews)
         self.indexByID = Dictionary(kept.enumerated().map { ($1.id, $0) }, uniquingKeysWith: { first, _ in first })
@@ -281,6 +281,8 @@ final class CompiledRule: Sendable {
     let enabled: Bool
     /// Groups of literals: any match contains a literal of every group; nil when none is known.
     let requirement: [[RequiredLiteral]]?
+    /// The same for each `unless` pattern: one that cannot match a view is not searched there.
+    let unlessRequirements: [[[RequiredLiteral]]?]
     /// Literals one of which every match contains near its start: the matcher searches only from
     /// just before their occurrences. Nil when none is known (the view is searched whole).
     let anchor: Anchor?
@@ -290,7 +292,7 @@ final class CompiledRule: Sendable {
 
     init(
         rule: Rule, pattern: CompiledPattern, unless: [CompiledPattern], views: [ViewName], viewSlots: [Int], enabled: Bool,
-        requirement: [[RequiredLiteral]]?, anchor: Anchor?, inspection: InspectionBound?
+        requirement: [[RequiredLiteral]]?, unlessRequirements: [[[RequiredLiteral]]?], anchor: Anchor?, inspection: InspectionBound?
     ) {
         self.rule = rule
         self.pattern = pattern
@@ -299,6 +301,7 @@ final class CompiledRule: Sendable {
         self.viewSlots = viewSlots
         self.enabled = enabled
         self.requirement = requirement
+        self.unlessRequirements = unlessRequirements
         self.anchor = anchor
         self.inspection = inspection
     }
@@ -312,7 +315,8 @@ final class CompiledRule: Sendable {
                 CompiledRule(
                     rule: rule, pattern: CompiledPattern(deferred: rule.pattern), unless: rule.unless.map(CompiledPattern.init(deferred:)),
                     views: rule.views, viewSlots: rule.views.map { ViewName.allCases.firstIndex(of: $0) ?? 0 }, enabled: !rule.disabled,
-                    requirement: analysis.requirement, anchor: analysis.anchor, inspection: analysis.inspection), []
+                    requirement: analysis.requirement, unlessRequirements: rule.unless.map { LiteralCache.entry(of: $0).requirement },
+                    anchor: analysis.anchor, inspection: analysis.inspection), []
             )
         }
         var problems: [RuleProblem] = []
@@ -338,7 +342,8 @@ final class CompiledRule: Sendable {
         return (
             CompiledRule(
                 rule: rule, pattern: pattern, unless: unless, views: rule.views, viewSlots: slots, enabled: !rule.disabled,
-                requirement: analysis.requirement, anchor: analysis.anchor, inspection: analysis.inspection), []
+                requirement: analysis.requirement, unlessRequirements: rule.unless.map { LiteralCache.entry(of: $0).requirement },
+                anchor: analysis.anchor, inspection: analysis.inspection), []
         )
     }
 }

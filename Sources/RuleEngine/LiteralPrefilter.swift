@@ -102,6 +102,11 @@ struct LiteralPrefilter: Sendable {
     /// (ranges of `groupMembers`) a window must have an occurrence of nearby: those that do not
     /// hold every anchor literal (a window has one of those already). Nil: no check.
     let proximityGroups: [[Range<Int>]?]
+    /// For each rule, the groups of each of its `unless` patterns (ranges of `groupMembers`; nil:
+    /// always searched). Their literals are in the automaton, so the scan finds them, but they
+    /// make no rule a candidate: a rule's unless patterns are searched only after its own pattern
+    /// matched, and then only those whose every group has a literal in the view.
+    let unlessGroups: [[[Range<Int>]?]]
 
     var literalCount: Int { literals.count }
 
@@ -137,6 +142,7 @@ struct LiteralPrefilter: Sendable {
         anchorLiterals = other.anchorLiterals.map { $0.map { $0.map { $0 } } }
         anchorPrefix = other.anchorPrefix.map { $0 }
         proximityGroups = other.proximityGroups.map { $0.map { $0.map { $0 } } }
+        unlessGroups = other.unlessGroups.map { $0.map { $0.map { $0.map { $0 } } } }
     }
 
     /// Builds the prefilter of a rule set; `requirements[i]` and `anchors[i]` belong to its rule `i`.
@@ -147,16 +153,16 @@ struct LiteralPrefilter: Sendable {
     /// automaton is built from a trie of sibling lists (`automaton`). `PrefilterConstructionTests`
     /// compares the result with a textbook construction, entry by entry.
     /// `bounded[i]`: whether rule `i`'s matches have a bounded length (`proximityGroups`).
-    init(requirements: [[[RequiredLiteral]]?], anchors: [Anchor?] = [], bounded: [Bool] = []) {
+    /// `unlessRequirements[i]`: the requirements of rule `i`'s `unless` patterns, in order.
+    init(
+        requirements: [[[RequiredLiteral]]?], anchors: [Anchor?] = [], bounded: [Bool] = [],
+        unlessRequirements: [[[[RequiredLiteral]]?]] = []
+    ) {
         var interner = LiteralInterner()
-        var ruleGroups: [[Range<Int>]?] = []
-        ruleGroups.reserveCapacity(requirements.count)
         var groupMembers: [Int] = []
-        for requirement in requirements {
-            guard let requirement, !requirement.isEmpty else {
-                ruleGroups.append(nil)
-                continue
-            }
+        /// The groups of a requirement as ranges of `groupMembers`, its literals interned.
+        func groups(of requirement: [[RequiredLiteral]]?) -> [Range<Int>]? {
+            guard let requirement, !requirement.isEmpty else { return nil }
             var ranges: [Range<Int>] = []
             ranges.reserveCapacity(requirement.count)
             for group in requirement {
@@ -164,8 +170,11 @@ struct LiteralPrefilter: Sendable {
                 for literal in group { groupMembers.append(interner.id(of: literal)) }
                 ranges.append(start..<groupMembers.count)
             }
-            ruleGroups.append(ranges)
+            return ranges
         }
+        var ruleGroups: [[Range<Int>]?] = []
+        ruleGroups.reserveCapacity(requirements.count)
+        for requirement in requirements { ruleGroups.append(groups(of: requirement)) }
         var anchorLiterals: [[Int32]?] = []
         var anchorPrefix: [LengthBound] = []
         anchorLiterals.reserveCapacity(requirements.count)
@@ -174,6 +183,10 @@ struct LiteralPrefilter: Sendable {
             let anchor = rule < anchors.count ? anchors[rule] : nil
             anchorLiterals.append(anchor.map { $0.literals.map { Int32(interner.id(of: $0)) } })
             anchorPrefix.append(anchor?.prefix ?? LengthBound())
+        }
+        // After the rules' literals, so that theirs keep the same ids.
+        unlessGroups = requirements.indices.map { rule in
+            rule < unlessRequirements.count ? unlessRequirements[rule].map { groups(of: $0) } : []
         }
         let literals = interner.literals
         var proximityGroups: [[Range<Int>]?] = []
@@ -439,6 +452,18 @@ struct LiteralPrefilter: Sendable {
                     if !any { return false }
                 }
                 return true
+            }
+        }
+    }
+
+    /// Whether unless pattern `unless` of rule `index` may match a view whose literals are `found`
+    /// (every one of its groups has a literal there).
+    func admitsUnless(_ unless: Int, ofRule index: Int, found: [Bool]) -> Bool {
+        let patterns = unlessGroups[index]
+        guard unless < patterns.count, let groups = patterns[unless] else { return true }
+        return found.withUnsafeBufferPointer { found in
+            groupMembers.withUnsafeBufferPointer { members in
+                groups.allSatisfy { group in group.contains { found[members[$0]] } }
             }
         }
     }

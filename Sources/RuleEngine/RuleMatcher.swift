@@ -305,8 +305,8 @@ public final class RuleMatcher {
                     }
                     let fired = rules[index]._withUnsafeGuaranteedRef { compiled in
                         search(
-                            compiled, on: built, ascii: viewIsASCII[slot], windowed: windowed, startLimit: startLimit, mode: mode,
-                            into: &result)
+                            compiled, index: index, on: built, scanned: usesPrefilter && scanned[canonical] ? canonical : nil,
+                            ascii: viewIsASCII[slot], windowed: windowed, startLimit: startLimit, mode: mode, into: &result)
                     }
                     if lastSearchMatchedOrStopped { matchedCanonicals |= 1 << UInt32(canonical) }
                     if fired && mode == .firstPerRule { break }
@@ -579,13 +579,14 @@ public final class RuleMatcher {
 
     // MARK: One rule on one view
 
-    /// Searches one rule on one view; true when it fired there. `windowed`: only matches starting
-    /// inside `windows` are looked for (no other can exist); with `startLimit`, only matches
-    /// starting at or before it.
+    /// Searches one rule (number `index`) on one view; true when it fired there. `scanned`: the
+    /// slot whose literal scan holds the view's literals, if any (unless patterns without theirs
+    /// are not searched). `windowed`: only matches starting inside `windows` are looked for (no
+    /// other can exist); with `startLimit`, only matches starting at or before it.
     @discardableResult
     private func search(
-        _ compiled: CompiledRule, on view: NormalizedView, ascii: Bool, windowed: Bool, startLimit: Int?, mode: MatchMode,
-        into result: inout RuleMatchResult
+        _ compiled: CompiledRule, index: Int, on view: NormalizedView, scanned: Int?, ascii: Bool, windowed: Bool, startLimit: Int?,
+        mode: MatchMode, into result: inout RuleMatchResult
     ) -> Bool {
         counters.ruleViewsSearched += 1
         lastSearchMatchedOrStopped = false
@@ -624,7 +625,7 @@ public final class RuleMatcher {
                 }
                 lastSearchMatchedOrStopped = true
                 if !unlessReady {
-                    collectUnlessSpans(compiled, in: subject, view: view.name, budget: &budget, into: &result)
+                    collectUnlessSpans(compiled, index: index, in: subject, view: view.name, scanned: scanned, budget: &budget, into: &result)
                     unlessReady = true
                 }
                 if overlapsUnless(range) {
@@ -641,12 +642,15 @@ public final class RuleMatcher {
         return fired
     }
 
-    /// Every match of every `unless` pattern on the subject, in `unlessSpans`, sorted.
+    /// Every match of every `unless` pattern on the subject, in `unlessSpans`, sorted. An unless
+    /// pattern that lacks a required literal in the view's scan (`scanned`) cannot match: it is
+    /// not searched.
     private func collectUnlessSpans(
-        _ compiled: CompiledRule, in subject: UnsafeBufferPointer<UInt8>, view: ViewName, budget: inout Budget,
-        into result: inout RuleMatchResult
+        _ compiled: CompiledRule, index rule: Int, in subject: UnsafeBufferPointer<UInt8>, view: ViewName, scanned: Int?,
+        budget: inout Budget, into result: inout RuleMatchResult
     ) {
         for (index, pattern) in compiled.unless.enumerated() {
+            if let scanned, !prefilter.admitsUnless(index, ofRule: rule, found: scans[scanned].found) { continue }
             var start = 0
             while start <= subject.count {
                 let outcome = find(pattern, in: subject, from: start, budget: &budget)

@@ -135,4 +135,33 @@ import TextNormalization
         #expect(without.counters.ruleViewsSkipped == 0)
         #expect(rules.prefilteredRuleCount >= 4)
     }
+
+    @Test func unlessPatternsWithoutTheirWordsInTheViewAreNotSearchedAndRejectTheSameMatches() throws {
+        let set = try YAMLRules.single(
+            pattern: #"\bkill\s+\w+"#, unless: [#"\bkill\s+the\s+(?:process|job)\b"#, #"\b(?:game|minecraft)\b"#, #"\d{3}"#],
+            views: [.ascii, .squashed])
+        let with = set.makeMatcher()
+        let without = set.makeMatcher()
+        without.usesPrefilter = false
+        let texts = [
+            "kill him", "kill the process", "KILL THE JOB now", "kill him in the game", "kill him in minecraft", "kill him 123",
+            "k i l l the process", "kill him, then kill the job", "game over: kill him", "kill \u{212A}ill the process",
+        ]
+        for prefix in emojiPrefixes {
+            for text in texts {
+                #expect(with.match(prefix + text).matches == without.match(prefix + text).matches, "\(prefix + text)")
+            }
+        }
+        #expect(with.counters.searches < without.counters.searches)
+        // On "kill him": the pattern matches, and of the unless patterns only the one without a
+        // required literal (`\d{3}`) is searched: two calls (no window is left after the match),
+        // against five without the prefilter (find, three unless patterns, find again).
+        let one = set.makeMatcher()
+        #expect(one.match("kill him").matches.count == 1)
+        #expect(one.counters.searches == 2)
+        let all = set.makeMatcher()
+        all.usesPrefilter = false
+        _ = all.match("kill him")
+        #expect(all.counters.searches == 5)
+    }
 }
