@@ -103,9 +103,9 @@ public struct NormalizedText: Sendable {
             if deepest >= .squashed {
                 if folded.withUnsafeBufferPointer({ Squashing.needsWork(ascii: $0) }) {
                     // Squashed as bytes: every unit is one byte, mapped to itself.
-                    let n = UInt32(truncatingIfNeeded: folded.count)
-                    let units = ASCIIUnits(scalars: folded, starts: Array(0..<n), ends: Array(1..<(n + 1)))
-                    let squashed = Squashing.map(units, original: bytes, needsWork: true) ?? units
+                    let units = ASCIIUnits(
+                        scalars: folded, starts: Offsets.run(from: 0, count: folded.count), ends: Offsets.run(from: 1, count: folded.count))
+                    let squashed = Squashing.map(units, original: bytes, needsWork: true, withoutControls: true) ?? units
                     squashedScore = squashed.scalars.withUnsafeBufferPointer { LanguageGuess.score(ascii: $0) }
                     if wanted & 1 << ViewName.squashed.index != 0 {
                         built[ViewName.squashed.index] = squashed.view(.squashed, originalCount: bytes.count)

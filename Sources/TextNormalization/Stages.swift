@@ -202,8 +202,12 @@ enum Squashing {
     /// it as a separator (`hello\0kill` → "hello kill"; `k\0i\0l\0l` → "k i l l" → "kill").
     /// `needsWork`: the caller has found that `needsWork(ascii)` holds (the fast paths ask it on
     /// bytes first), so it is not asked again unless controls were turned into spaces.
-    static func map<Text: UnitStorage>(_ ascii: Text, original: [UInt8], needsWork known: Bool = false) -> Text? {
-        let separated = separatingRemovedControls(ascii, original: original)
+    /// `withoutControls`: the caller knows `original` holds no control that folding removes (the
+    /// plain-ASCII path has checked), so it is not looked for again.
+    static func map<Text: UnitStorage>(
+        _ ascii: Text, original: [UInt8], needsWork known: Bool = false, withoutControls: Bool = false
+    ) -> Text? {
+        let separated = withoutControls ? nil : separatingRemovedControls(ascii, original: original)
         let input = separated ?? ascii
         guard known && separated == nil || needsWork(input) else { return separated }
         // Each pass shortens the text or removes leet symbols, so this ends; in practice at once.

@@ -112,6 +112,23 @@ struct Units: UnitStorage {
     }
 }
 
+/// Offset arrays of identity maps.
+enum Offsets {
+    /// `start, start + 1, …` (`count` of them), written in one loop: `Array(a..<b)` over a range
+    /// of `UInt32` goes through the generic collection copy, about six times the instructions, and
+    /// every non-trivial ASCII prompt builds two of these per view.
+    static func run(from start: UInt32, count: Int) -> [UInt32] {
+        [UInt32](unsafeUninitializedCapacity: count) { buffer, initialized in
+            var value = start
+            for index in 0..<count {
+                buffer[index] = value
+                value &+= 1
+            }
+            initialized = count
+        }
+    }
+}
+
 enum UTF8Encoding {
     /// The length of the UTF-8 encoding of `scalar`.
     @inline(__always)
@@ -163,8 +180,8 @@ enum UTF8Encoding {
             // Pure ASCII: one unit per byte, built without per-byte appends.
             var units = Units()
             units.scalars = bytes.map { UInt32($0) }
-            units.starts = Array(0..<UInt32(bytes.count))
-            units.ends = Array(1..<UInt32(bytes.count + 1))
+            units.starts = Offsets.run(from: 0, count: bytes.count)
+            units.ends = Offsets.run(from: 1, count: bytes.count)
             return (units, false)
         }
         // At most one unit per byte: the three arrays are written in place, as the view encoder does.

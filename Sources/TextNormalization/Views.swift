@@ -69,7 +69,7 @@ public struct OffsetMap: Sendable, Equatable {
     /// An identity map builds this array on each access: read it once, outside any loop.
     public var starts: [UInt32] {
         switch storage {
-        case .identity: Array(0..<UInt32(originalCount))
+        case .identity: Offsets.run(from: 0, count: originalCount)
         case .explicit(let starts, _): starts
         }
     }
@@ -77,7 +77,7 @@ public struct OffsetMap: Sendable, Equatable {
     /// See `starts`.
     public var ends: [UInt32] {
         switch storage {
-        case .identity: Array(1..<UInt32(originalCount + 1))
+        case .identity: Offsets.run(from: 1, count: originalCount)
         case .explicit(_, let ends): ends
         }
     }
