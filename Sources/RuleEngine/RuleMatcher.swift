@@ -51,6 +51,10 @@ public final class RuleMatcher {
     /// default; results are the same either way, only the time differs.
     public var skipsUnchangedRegions = true
 
+    /// When set, every rule-and-view search is appended to it, timed (`dev bench --search-log`,
+    /// to see which rules make a slow prompt slow); nil, the default, costs one test per search.
+    public var searchLog: [SearchLogEntry]?
+
     let resources: MatchResources
     // What the loop over candidate rules reads, in buffers of the matcher's own. Retaining and
     // releasing a buffer or object that every thread shares is an atomic write to one cache line
@@ -303,10 +307,18 @@ public final class RuleMatcher {
                         guard restrictToChangedRegions(bound, slot: slot, windowed: windowed) else { continue }
                         windowed = true
                     }
+                    let logStart = searchLog != nil ? ContinuousClock.now : nil
+                    let callsBefore = counters.searches
                     let fired = rules[index]._withUnsafeGuaranteedRef { compiled in
                         search(
                             compiled, index: index, on: built, scanned: usesPrefilter && scanned[canonical] ? canonical : nil,
                             ascii: viewIsASCII[slot], windowed: windowed, startLimit: startLimit, mode: mode, into: &result)
+                    }
+                    if let logStart {
+                        searchLog?.append(
+                            SearchLogEntry(
+                                ruleID: rules[index].takeUnretainedValue().rule.id, view: ViewName.allCases[slot], calls: counters.searches - callsBefore,
+                                duration: ContinuousClock.now - logStart, fired: fired))
                     }
                     if lastSearchMatchedOrStopped { matchedCanonicals |= 1 << UInt32(canonical) }
                     if fired && mode == .firstPerRule { break }
@@ -784,4 +796,16 @@ extension Array {
             while !isEmpty { removeLast() }
         }
     }
+}
+
+/// One search of a rule on a view, as `RuleMatcher.searchLog` records it.
+public struct SearchLogEntry: Sendable {
+    public var ruleID: String
+    public var view: ViewName
+    /// Calls into PCRE2, the rule's unless patterns included.
+    public var calls: Int
+    /// Wall time of the search.
+    public var duration: Duration
+    /// Whether the rule fired on the view.
+    public var fired: Bool
 }

@@ -55,8 +55,15 @@ extension SafeGate.Dev {
                 valueName: "FILE"))
         var latencies: String?
 
+        @Option(
+            help: ArgumentHelp(
+                "With --latencies, also time every rule-and-view search of that pass and write them to FILE (tab-separated: line, rule, view, PCRE2 calls, ns, fired): which rules make a slow record slow.",
+                valueName: "FILE"))
+        var searchLog: String?
+
         func validate() throws {
             guard rounds >= 1 else { throw ValidationError("--rounds must be at least 1") }
+            guard searchLog == nil || latencies != nil else { throw ValidationError("--search-log needs --latencies") }
             guard !threadCounts.isEmpty, threadCounts.allSatisfy({ $0 >= 1 }) else {
                 throw ValidationError("--threads must be a comma-separated list of positive integers")
             }
@@ -133,10 +140,13 @@ extension SafeGate.Dev {
                 }
             }
             if let latencies {
-                let text = Self.latencyTable(classifier: classifier, records: records)
-                guard FileManager.default.createFile(atPath: latencies, contents: Data(text.utf8)) else {
-                    console.printError("safegate dev bench: cannot write \(latencies)")
-                    throw ExitStatus.cannotOpen
+                let tables = Self.latencyTable(classifier: classifier, records: records, logsSearches: searchLog != nil)
+                for (path, text) in [(latencies, tables.latencies), (searchLog, tables.searches)] {
+                    guard let path else { continue }
+                    guard FileManager.default.createFile(atPath: path, contents: Data(text.utf8)) else {
+                        console.printError("safegate dev bench: cannot write \(path)")
+                        throw ExitStatus.cannotOpen
+                    }
                 }
             }
             if json {
@@ -232,19 +242,24 @@ extension SafeGate.Dev {
         }
 
         /// Every record's latency on one thread, in input order, as tab-separated lines.
-        static func latencyTable(classifier: SafetyClassifier, records: [[UInt8]]) -> String {
+        static func latencyTable(classifier: SafetyClassifier, records: [[UInt8]], logsSearches: Bool = false) -> (latencies: String, searches: String) {
             let clock = ContinuousClock()
             let session = classifier.makeSession()
             for record in records.prefix(warmupRecords) { _ = session.classify(bytes: record) }
             var text = "line\tns\tlabel\tbytes\tascii\n"
+            var searches = "line\trule\tview\tcalls\tns\tfired\n"
             for (index, record) in records.enumerated() {
+                if logsSearches { session.searchLog = [] }
                 let t0 = clock.now
                 let decision = session.classify(bytes: record)
                 let elapsed = nanoseconds(clock.now - t0)
                 let ascii = record.allSatisfy { $0 < 0x80 }
                 text += "\(index + 1)\t\(elapsed)\t\(decision.classification.label.rawValue)\t\(record.count)\t\(ascii ? 1 : 0)\n"
+                for entry in session.searchLog ?? [] {
+                    searches += "\(index + 1)\t\(entry.ruleID)\t\(entry.view.rawValue)\t\(entry.calls)\t\(nanoseconds(entry.duration))\t\(entry.fired ? 1 : 0)\n"
+                }
             }
-            return text
+            return (text, searches)
         }
 
         /// Per-stage cost on one thread: normalising, matching with and without the prefilter, deciding

@@ -151,6 +151,12 @@ public final class SafetyClassifier: Sendable {
 
         /// Match counters of this session.
         public var counters: MatchCounters { matcher.counters }
+
+        /// When set, every search is appended to it, timed (`RuleMatcher.searchLog`).
+        public var searchLog: [SearchLogEntry]? {
+            get { matcher.searchLog }
+            set { matcher.searchLog = newValue }
+        }
     }
 }
 
