@@ -315,7 +315,7 @@ final class CompiledRule: Sendable {
                 CompiledRule(
                     rule: rule, pattern: CompiledPattern(deferred: rule.pattern), unless: rule.unless.map(CompiledPattern.init(deferred:)),
                     views: rule.views, viewSlots: rule.views.map { ViewName.allCases.firstIndex(of: $0) ?? 0 }, enabled: !rule.disabled,
-                    requirement: analysis.requirement, unlessRequirements: rule.unless.map { LiteralCache.entry(of: $0).requirement },
+                    requirement: analysis.requirement, unlessRequirements: rule.unless.map(LiteralCache.requirement(of:)),
                     anchor: analysis.anchor, inspection: analysis.inspection), []
             )
         }
@@ -342,7 +342,7 @@ final class CompiledRule: Sendable {
         return (
             CompiledRule(
                 rule: rule, pattern: pattern, unless: unless, views: rule.views, viewSlots: slots, enabled: !rule.disabled,
-                requirement: analysis.requirement, unlessRequirements: rule.unless.map { LiteralCache.entry(of: $0).requirement },
+                requirement: analysis.requirement, unlessRequirements: rule.unless.map(LiteralCache.requirement(of:)),
                 anchor: analysis.anchor, inspection: analysis.inspection), []
         )
     }

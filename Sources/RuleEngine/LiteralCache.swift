@@ -62,6 +62,13 @@ enum LiteralCache {
         return .analysing(pattern)
     }
 
+    /// Only the literal requirement of `pattern` (all an `unless` pattern needs): from the cache,
+    /// else the requirement analysis alone.
+    static func requirement(of pattern: String) -> [[RequiredLiteral]]? {
+        if let cached = bundled[Key(pattern)] { return cached.requirement }
+        return LiteralAnalysis.requirement(of: pattern)
+    }
+
     // MARK: The file
 
     static func line(for pattern: String, entry: Entry) -> String {
