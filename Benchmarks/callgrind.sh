@@ -19,12 +19,23 @@ SCRATCH=${SCRATCH:-.build-bench}
 R=$SCRATCH/release
 [[ -f "$OUT/short.txt" ]] || python3 Benchmarks/generate-corpus.py --out "$OUT"
 
+# The Swift modules' objects as their build's output file maps list them: a glob would also link
+# the stale object of a source file since deleted.
+mapfile -t OBJECTS < <(python3 - "$R" <<'PY'
+import json, os, sys
+for module in ["RuleEngine", "SafetyClassifier", "TextNormalization", "SafetyCore", "SafeGateResources", "Yams"]:
+    entries = json.load(open(f"{sys.argv[1]}/{module}.build/output-file-map.json")).values()
+    for path in sorted({entry["object"] for entry in entries if "object" in entry}):
+        if os.path.exists(path):
+            print(path)
+PY
+)
 swiftc -O -g -module-name ProfileDriver Benchmarks/profile/main.swift -I "$R/Modules" \
     -Xcc -fmodule-map-file=Sources/CPCRE2/module.modulemap \
     -Xcc -fmodule-map-file="$R/CICUShim.build/module.modulemap" -Xcc -ISources/CICUShim/include \
     -Xcc -fmodule-map-file="$SCRATCH/checkouts/Yams/Sources/CYaml/include/module.modulemap" \
     -Xcc -I"$SCRATCH/checkouts/Yams/Sources/CYaml/include" \
-    "$R"/{RuleEngine,SafetyClassifier,TextNormalization,SafetyCore,SafeGateResources,CICUShim,Yams}.build/*.o \
+    "${OBJECTS[@]}" "$R"/CICUShim.build/*.o \
     "$R"/CYaml.build/src/*.o \
     -lpcre2-8 -licui18n -licuuc -licudata -o "$OUT/profile-driver"
 strip --strip-debug "$OUT/profile-driver"

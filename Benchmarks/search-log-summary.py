@@ -20,13 +20,16 @@ def main():
     parser.add_argument("--tail-percent", type=float, default=1.0)
     args = parser.parse_args()
 
-    ns, label = {}, {}
+    ns, label, normalizing = {}, {}, {}
     with open(args.latencies) as f:
         next(f)
         for line in f:
             fields = line.rstrip("\n").split("\t")
             ns[int(fields[0])] = int(fields[1])
             label[int(fields[0])] = fields[2]
+            # Older files have no normalising column; -1 marks a prompt over the length limit.
+            if len(fields) > 5 and int(fields[5]) >= 0:
+                normalizing[int(fields[0])] = int(fields[5])
     per_record = collections.defaultdict(list)
     with open(args.searches) as f:
         next(f)
@@ -42,9 +45,11 @@ def main():
         searched = sum(t for r in records for (_, _, _, t, _) in per_record[r])
         count = sum(len(per_record[r]) for r in records)
         labels = collections.Counter(label[r] for r in records)
+        normalized = [normalizing[r] for r in records if r in normalizing]
         print(f"== {name}: {n} records ({', '.join(f'{k} {v}' for k, v in sorted(labels.items()))}); "
               f"per record {total / n / 1000:.1f} µs, of which searches {searched / n / 1000:.1f} µs "
-              f"({count / n:.1f} rule-views searched)")
+              f"({count / n:.1f} rule-views searched)"
+              + (f", normalising {sum(normalized) / len(normalized) / 1000:.1f} µs" if normalized else ""))
         time, searches, calls, fired = (collections.Counter() for _ in range(4))
         for r in records:
             for rule, _, c, t, f in per_record[r]:

@@ -51,7 +51,7 @@ extension SafeGate.Dev {
 
         @Option(
             help: ArgumentHelp(
-                "After the rounds, classify every record once more on one thread and write its latency to FILE (tab-separated: line, ns, label, bytes, ASCII or not), to see which records make the tail.",
+                "After the rounds, classify every record once more on one thread and write its latency to FILE (tab-separated: line, ns, label, bytes, ASCII or not, ns normalising or -1 for a prompt over the length limit), to see which records make the tail.",
                 valueName: "FILE"))
         var latencies: String?
 
@@ -246,15 +246,32 @@ extension SafeGate.Dev {
             let clock = ContinuousClock()
             let session = classifier.makeSession()
             for record in records.prefix(warmupRecords) { _ = session.classify(bytes: record) }
-            var text = "line\tns\tlabel\tbytes\tascii\n"
+            var text = "line\tns\tlabel\tbytes\tascii\tnormalize_ns\n"
             var searches = "line\trule\tview\tcalls\tns\tfired\n"
+            let rules = classifier.rules
+            let profile = classifier.defaultProfile
+            let limit = classifier.policy.maxPromptBytes
             for (index, record) in records.enumerated() {
                 if logsSearches { session.searchLog = [] }
-                let t0 = clock.now
-                let decision = session.classify(bytes: record)
-                let elapsed = nanoseconds(clock.now - t0)
+                let decision: Decision
+                let elapsed: Int64
+                var normalizing: Int64 = -1
+                if record.count <= limit {
+                    // As `classify` does it, with the normalisation timed apart.
+                    let t0 = clock.now
+                    let normalized = rules.normalize(bytes: record)
+                    let t1 = clock.now
+                    decision = session.decide(normalized, profile: profile)
+                    let t2 = clock.now
+                    elapsed = nanoseconds(t2 - t0)
+                    normalizing = nanoseconds(t1 - t0)
+                } else {
+                    let t0 = clock.now
+                    decision = session.classify(bytes: record)
+                    elapsed = nanoseconds(clock.now - t0)
+                }
                 let ascii = record.allSatisfy { $0 < 0x80 }
-                text += "\(index + 1)\t\(elapsed)\t\(decision.classification.label.rawValue)\t\(record.count)\t\(ascii ? 1 : 0)\n"
+                text += "\(index + 1)\t\(elapsed)\t\(decision.classification.label.rawValue)\t\(record.count)\t\(ascii ? 1 : 0)\t\(normalizing)\n"
                 for entry in session.searchLog ?? [] {
                     searches += "\(index + 1)\t\(entry.ruleID)\t\(entry.view.rawValue)\t\(entry.calls)\t\(nanoseconds(entry.duration))\t\(entry.fired ? 1 : 0)\n"
                 }

@@ -39,86 +39,107 @@ public enum LanguageGuess {
     static func score(ascii bytes: UnsafeBufferPointer<UInt8>) -> Score { score(text: bytes) }
 
     /// The score of `text`, scalars or (for ASCII) bytes: one implementation, specialised for each.
+    ///
+    /// A word is read as a key of 5 bits per letter (`WordTable.code`), the last letter lowest, so
+    /// that the word lists are looked up without hashing the letters one by one (a multiply per
+    /// byte was most of the cost), and a suffix is read off the key's low bits. Words of up to 12
+    /// letters fit whole; a longer word keeps its last 12 letters, enough for every suffix, and is
+    /// in no list.
     @inline(__always)
     private static func score<Element: FixedWidthInteger & UnsignedInteger>(text: UnsafeBufferPointer<Element>) -> Score {
         var score = Score()
         let table = wordTable
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 32) { word in
-            asciiWordBytes.withUnsafeBufferPointer { asciiWordBytes in
-                /// The letter `text[i]` adds to a word, ASCII-folded, or 0 where it ends one.
-                @inline(__always)
-                func wordByte(_ i: Int) -> UInt8 {
-                    let s = UInt32(truncatingIfNeeded: text[i])
-                    if s < 0x80 { return asciiWordBytes[Int(s)] }
-                    switch s {
-                    // ğ Ğ ş Ş ı İ: found in Turkish and hardly anywhere else.
-                    case 0x11E, 0x11F, 0x15E, 0x15F, 0x130, 0x131:
-                        score.turkishLetters += 3
-                        return turkishLetterFold(s)
-                    // ç Ç ö Ö ü Ü: Turkish, but also German, French…
-                    case 0xE7, 0xC7, 0xF6, 0xD6, 0xFC, 0xDC:
-                        score.turkishLetters += 1
-                        return turkishLetterFold(s)
-                    default:
-                        return 0
-                    }
+        asciiWordCodes.withUnsafeBufferPointer { asciiWordCodes in
+            /// The code of the letter `text[i]` adds to a word, ASCII-folded, or 0 where it ends one.
+            @inline(__always)
+            func wordCode(_ i: Int) -> UInt64 {
+                // Bytes are ASCII (`score(ascii:)`); the table reads any other byte as a separator.
+                if Element.bitWidth == 8 { return UInt64(asciiWordCodes[Int(truncatingIfNeeded: text[i])]) }
+                let s = UInt32(truncatingIfNeeded: text[i])
+                if s < 0x80 { return UInt64(asciiWordCodes[Int(s)]) }
+                switch s {
+                // ğ Ğ ş Ş ı İ: found in Turkish and hardly anywhere else.
+                case 0x11E, 0x11F, 0x15E, 0x15F, 0x130, 0x131:
+                    score.turkishLetters += 3
+                    return UInt64(WordTable.code(turkishLetterFold(s)))
+                // ç Ç ö Ö ü Ü: Turkish, but also German, French…
+                case 0xE7, 0xC7, 0xF6, 0xD6, 0xFC, 0xDC:
+                    score.turkishLetters += 1
+                    return UInt64(WordTable.code(turkishLetterFold(s)))
+                default:
+                    return 0
                 }
-                let n = text.count
-                var i = 0
-                while i < n {
-                    var byte = wordByte(i)
+            }
+            let n = text.count
+            var i = 0
+            while i < n {
+                var code = wordCode(i)
+                i &+= 1
+                guard code != 0 else { continue }
+                var length = 0
+                var key: UInt64 = 0
+                repeat {
+                    key = key &<< 5 | code
+                    length &+= 1
+                    guard i < n else { break }
+                    code = wordCode(i)
                     i &+= 1
-                    guard byte != 0 else { continue }
-                    // A word: its hash grows with it, and its first 32 letters are kept for the
-                    // suffix test (longer words are not function words and are not looked up).
-                    var length = 0
-                    var hash = fnv1aBasis
-                    repeat {
-                        word[length & 31] = byte
-                        length &+= 1
-                        hash = fnv1aStep(hash, byte)
-                        guard i < n else { break }
-                        byte = wordByte(i)
-                        i &+= 1
-                    } while byte != 0
-                    guard length <= 32 else { continue }
-                    let flags = table.flags(of: hash)
+                } while code != 0
+                // Words over 32 letters are not words (a pasted hash, a run of letters).
+                guard length <= 32 else { continue }
+                if length <= WordTable.keyLetters {
+                    let flags = table.flags(of: key)
                     if flags & WordTable.turkishWord != 0 { score.turkishWords += 2 }
                     if flags & WordTable.englishWord != 0 { score.englishWords += 2 }
-                    if length >= 5 && table.endsWithSuffix(UnsafeBufferPointer(rebasing: word[0..<length])) {
-                        score.turkishWords += 2
-                    }
+                }
+                if length >= 5 && table.endsWithSuffix(key: key, length: length) {
+                    score.turkishWords += 2
                 }
             }
         }
         return score
     }
 
-    /// For each ASCII byte, the letter it adds to a word (capitals lowercased, `'` kept), or 0
-    /// where it ends one.
-    static let asciiWordBytes: [UInt8] = (0..<128).map { byte in
+    /// For each ASCII byte, the code of the letter it adds to a word (capitals as small letters,
+    /// `'` kept), or 0 where it ends one; 0 for every byte from 0x80.
+    static let asciiWordCodes: [UInt8] = (0..<256).map { byte in
         switch byte {
-        case 0x41...0x5A: UInt8(byte | 0x20)
-        case 0x61...0x7A, 0x27: UInt8(byte)
+        case 0x41...0x5A: WordTable.code(UInt8(byte | 0x20))
+        case 0x61...0x7A, 0x27: WordTable.code(UInt8(byte))
         default: 0
         }
     }
 
-    /// The word lists as one open-addressing table of FNV-1a hashes with flags: a lookup is a
-    /// hash and a probe or two, not a `Set` lookup with SipHash per word and per suffix.
+    /// The word lists as one open-addressing table keyed by the words' letter codes, with flags.
     struct WordTable: Sendable {
         static let turkishWord: UInt8 = 1
         static let englishWord: UInt8 = 2
-        static let turkishSuffix: UInt8 = 4
+        /// Letters a key holds: 5 bits each in 60 of its 64 bits.
+        static let keyLetters = 12
 
-        /// Open addressing: each slot the word's hash with its flags in the low three bits (a hash
-        /// is compared without them), 0 when empty; one load per probe instead of a key and a
-        /// value from two arrays.
+        /// The 5-bit code of a small ASCII letter (1–26) or `'` (27); never 0.
+        @inline(__always)
+        static func code(_ byte: UInt8) -> UInt8 { byte == 0x27 ? 27 : byte & 31 }
+
+        /// The key of a word: its letters' codes, the last in the low bits (nil when it is longer
+        /// than `keyLetters` or holds another character).
+        static func key(_ word: String) -> UInt64? {
+            guard word.utf8.count <= keyLetters else { return nil }
+            var key: UInt64 = 0
+            for byte in word.utf8 {
+                guard (0x61...0x7A).contains(byte) || byte == 0x27 else { return nil }
+                key = key << 5 | UInt64(code(byte))
+            }
+            return key
+        }
+
+        /// Open addressing: each slot a word's key shifted left by three, its flags in the low
+        /// three bits, 0 when empty; one load per probe instead of a key and a value from two arrays.
         private let slots: [UInt64]
         private let mask: Int
-        /// The suffixes as a trie of their reversed letters: `suffixNext[node * 32 + letter]` is the
-        /// next node (0: none; a letter is `byte & 31`, `'` is 0), `suffixEnds[node]` whether a
-        /// suffix ends there. A word is walked from its last letter until the trie has no branch.
+        /// The suffixes as a trie of their reversed letters: `suffixNext[node * 32 + code]` is the
+        /// next node (0: none), `suffixEnds[node]` whether a suffix ends there. A word is walked
+        /// from its last letter until the trie has no branch.
         private let suffixNext: [Int16]
         private let suffixEnds: [Bool]
 
@@ -126,32 +147,29 @@ public enum LanguageGuess {
             var entries: [UInt64: UInt8] = [:]
             func add(_ words: some Sequence<String>, _ flag: UInt8) {
                 for word in words {
-                    let hash = Array(word.utf8).withUnsafeBufferPointer { fnv1a($0, 0..<$0.count) }
-                    entries[hash, default: 0] |= flag
+                    guard let key = Self.key(word) else { preconditionFailure("not a listable word: \(word)") }
+                    entries[key, default: 0] |= flag
                 }
             }
             add(turkish, Self.turkishWord)
             add(english, Self.englishWord)
-            add(suffixes, Self.turkishSuffix)
             var capacity = 16
             while capacity < entries.count * 4 { capacity *= 2 }
             var slots = [UInt64](repeating: 0, count: capacity)
-            var tags = Set<UInt64>()
-            for (hash, flags) in entries {
-                // Without the flag bits the hashes must stay distinct, and never 0 (an empty slot).
-                precondition(hash & ~7 != 0 && tags.insert(hash & ~7).inserted, "word hashes collide without their low bits")
-                var slot = Self.slot(hash, mask: capacity - 1)
+            for (key, flags) in entries {
+                var slot = Self.slot(key, mask: capacity - 1)
                 while slots[slot] != 0 { slot = (slot + 1) & (capacity - 1) }
-                slots[slot] = hash & ~7 | UInt64(flags)
+                slots[slot] = key << 3 | UInt64(flags)
             }
             self.slots = slots
             mask = capacity - 1
             var next = [Int16](repeating: 0, count: 32)
             var ends = [false]
             for suffix in suffixes {
+                precondition(suffix.utf8.count < Self.keyLetters, "a suffix longer than a key holds: \(suffix)")
                 var node = 0
                 for byte in suffix.utf8.reversed() {
-                    let slot = node * 32 + Self.letterIndex(byte)
+                    let slot = node * 32 + Int(Self.code(byte))
                     if next[slot] == 0 {
                         next[slot] = Int16(ends.count)
                         ends.append(false)
@@ -165,33 +183,36 @@ public enum LanguageGuess {
             suffixEnds = ends
         }
 
+        /// Whether the word of `length` letters whose key (or the key of its last letters) is
+        /// `key` ends with a Turkish suffix shorter than itself.
         @inline(__always)
-        static func letterIndex(_ byte: UInt8) -> Int { byte == 0x27 ? 0 : Int(byte & 31) }
-
-        /// Whether the word ends with a Turkish suffix shorter than itself.
-        @inline(__always)
-        func endsWithSuffix(_ word: UnsafeBufferPointer<UInt8>) -> Bool {
-            var node = 0
-            var k = word.count - 1
-            // Stop before the first letter: the suffix must be shorter than the word.
-            while k > 0 {
-                node = Int(suffixNext[node * 32 + Self.letterIndex(word[k])])
-                if node == 0 { return false }
-                if suffixEnds[node] { return true }
-                k -= 1
+        func endsWithSuffix(key: UInt64, length: Int) -> Bool {
+            suffixNext.withUnsafeBufferPointer { next in
+                var node = 0
+                var rest = key
+                // Stop before the first letter: the suffix must be shorter than the word. (Every
+                // suffix is shorter than a key, so a long word's lost letters are never reached.)
+                for _ in 0..<min(length - 1, WordTable.keyLetters) {
+                    node = Int(next[node &* 32 &+ Int(rest & 31)])
+                    if node == 0 { return false }
+                    if suffixEnds[node] { return true }
+                    rest &>>= 5
+                }
+                return false
             }
-            return false
         }
 
         @inline(__always)
-        static func slot(_ hash: UInt64, mask: Int) -> Int { Int(truncatingIfNeeded: hash ^ (hash >> 31)) & mask }
+        static func slot(_ key: UInt64, mask: Int) -> Int {
+            Int(truncatingIfNeeded: (key &* 0x9E37_79B9_7F4A_7C15) >> 40) & mask
+        }
 
-        /// The flags of the word with this hash (0: in no list).
+        /// The flags of the word with this key (0: in no list).
         @inline(__always)
-        func flags(of hash: UInt64) -> UInt8 {
-            let tag = hash & ~7
+        func flags(of key: UInt64) -> UInt8 {
+            let tag = key << 3
             return slots.withUnsafeBufferPointer { slots in
-                var slot = Self.slot(hash, mask: mask)
+                var slot = Self.slot(key, mask: mask)
                 while true {
                     let entry = slots[slot]
                     if entry == 0 { return 0 }
@@ -203,18 +224,6 @@ public enum LanguageGuess {
     }
 
     static let wordTable = WordTable(turkish: turkishWords, english: englishWords, suffixes: turkishSuffixes)
-
-    static let fnv1aBasis: UInt64 = 0xCBF2_9CE4_8422_2325
-
-    @inline(__always)
-    static func fnv1aStep(_ hash: UInt64, _ byte: UInt8) -> UInt64 { (hash ^ UInt64(byte)) &* 0x100_0000_01B3 }
-
-    @inline(__always)
-    static func fnv1a(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> UInt64 {
-        var hash = fnv1aBasis
-        for i in range { hash = fnv1aStep(hash, bytes[i]) }
-        return hash
-    }
 
     /// Turkish letters folded to ASCII so that "için" and "icin" are the same word.
     @inline(__always)
