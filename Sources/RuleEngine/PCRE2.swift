@@ -73,6 +73,8 @@ final class CompiledPattern: @unchecked Sendable {
     /// (`\x{100}` and above). Set by `compile()`.
     fileprivate var bytesCode: OpaquePointer?
     private var jitCompiled = false
+    /// Whether the JIT took the bytes twin. Set by `jit(.bytes)`, read after it.
+    private var bytesJITCompiled = false
     private var storedMinimumLength = 0
 
     /// Compiles `pattern` now, so a pattern PCRE2 rejects is reported at load.
@@ -175,7 +177,7 @@ final class CompiledPattern: @unchecked Sendable {
                 utfJIT.store(1, ordering: .releasing)
             case .bytes:
                 guard bytesJIT.load(ordering: .acquiring) == 0 else { return }
-                if let bytesCode { _ = pcre2_jit_compile_8(bytesCode, UInt32(PCRE2_JIT_COMPLETE)) }
+                if let bytesCode { bytesJITCompiled = pcre2_jit_compile_8(bytesCode, UInt32(PCRE2_JIT_COMPLETE)) == 0 }
                 bytesJIT.store(1, ordering: .releasing)
             }
         }
@@ -191,6 +193,16 @@ final class CompiledPattern: @unchecked Sendable {
     var isJITCompiled: Bool {
         jit(.utf)
         return jitCompiled
+    }
+
+    /// Whether `which` of the codes runs on the JIT: offers it to the JIT first (`jit(_:)`).
+    @inline(__always)
+    fileprivate func usesJIT(_ which: Code) -> Bool {
+        jit(which)
+        switch which {
+        case .utf: return jitCompiled
+        case .bytes: return bytesJITCompiled
+        }
     }
 
     /// The guarded twin, compiled on first use; `nil` when it does not compile.
@@ -306,19 +318,28 @@ final class MatchResources {
             return .failure(
                 code: error?.code ?? 0, message: "pattern does not compile: \(error?.message ?? "unknown error") at offset \(error?.offset ?? 0)")
         }
+        var onJIT = false
         if let until, let guarded = pattern.guarded {
             code = guarded
             deadline.pointee = sg_pcre2_deadline(deadline_ns: max(until, 1), calls: 0, expired: 0)
         } else if ascii, let bytesCode = pattern.bytesCode {
-            pattern.jit(.bytes)
+            onJIT = pattern.usesJIT(.bytes)
             code = bytesCode
         } else {
-            pattern.jit(.utf)
+            onJIT = pattern.usesJIT(.utf)
         }
         // Matches must start at or before the limit (the context is shared by every search).
         sg_pcre2_set_offset_limit(context, limit ?? -1)
-        // An empty buffer may have a nil base address, which PCRE2 accepts only with length 0.
-        let rc = pcre2_match_8(code, subject.baseAddress, subject.count, start, UInt32(PCRE2_NO_UTF_CHECK), matchData, context)
+        let rc: Int32
+        if onJIT, let base = subject.baseAddress, start <= subject.count {
+            // JIT code called directly: `pcre2_match` would check the arguments (they hold: the
+            // code takes the offset limit, the subject is valid UTF-8 and the start inside it) and
+            // then make this same call, about a tenth of what a windowed search costs.
+            rc = pcre2_jit_match_8(code, base, subject.count, start, 0, matchData, context)
+        } else {
+            // An empty buffer may have a nil base address, which PCRE2 accepts only with length 0.
+            rc = pcre2_match_8(code, subject.baseAddress, subject.count, start, UInt32(PCRE2_NO_UTF_CHECK), matchData, context)
+        }
         if rc >= 0 {
             let ovector = pcre2_get_ovector_pointer_8(matchData)!
             let lower = ovector[0]
