@@ -79,7 +79,11 @@ struct LiteralPrefilter: Sendable {
     /// low byte, and the runs it extends (`RunStats.runKinds`) in the high byte: one load for both.
     private let byteFacts: [UInt16]
     let classCount: Int
-    /// `transitions[state * classCount + class]` → next state, with the top bit set when that
+    /// Rows of the transition table are `1 << strideShift` entries apart (the class count rounded
+    /// up to a power of two): the scan finds a row with a shift, not a multiply, in the chain of
+    /// dependent loads that sets its pace. The padding is never read.
+    let strideShift: Int
+    /// `transitions[state << strideShift + class]` → next state, with the top bit set when that
     /// state recognises a literal: 16 bits per entry while the automaton has under 32,768 states
     /// (the table is then half the size, and the scan's cache misses with it), else 32.
     let compactTransitions: [UInt16]?
@@ -131,6 +135,7 @@ struct LiteralPrefilter: Sendable {
         byteClass = other.byteClass
         byteFacts = other.byteFacts
         classCount = other.classCount
+        strideShift = other.strideShift
         compactTransitions = other.compactTransitions
         wideTransitions = other.wideTransitions
         outputStart = other.outputStart
@@ -272,18 +277,21 @@ struct LiteralPrefilter: Sendable {
         byteFacts = (0..<256).map { UInt16(scanClass[$0]) | UInt16(RunStats.runKinds[$0]) << 8 }
         self.byteClass = byteClass
         classCount = classes
+        var shift = 0
+        while 1 << shift < classes { shift += 1 }
+        strideShift = shift
 
         // The trie first (it counts the states, so the table is allocated once, at its final size
         // and width), then the automaton.
         let trie = Trie(literals, byteClass: byteClass)
         let built: (outputStart: [Int32], outputIDs: [Int32])
         if trie.stateCount < 0x8000 {
-            let automaton = Self.automaton(trie, classes: classes, outputFlag: UInt16(0x8000))
+            let automaton = Self.automaton(trie, classes: classes, strideShift: shift, outputFlag: UInt16(0x8000))
             compactTransitions = automaton.table
             wideTransitions = nil
             built = (automaton.outputStart, automaton.outputIDs)
         } else {
-            let automaton = Self.automaton(trie, classes: classes, outputFlag: UInt32(0x8000_0000))
+            let automaton = Self.automaton(trie, classes: classes, strideShift: shift, outputFlag: UInt32(0x8000_0000))
             compactTransitions = nil
             wideTransitions = automaton.table
             built = (automaton.outputStart, automaton.outputIDs)
@@ -345,8 +353,8 @@ struct LiteralPrefilter: Sendable {
         }
     }
 
-    /// The Aho–Corasick automaton of `trie` as a full transition table (`table[state * classes +
-    /// class]`, the top bit set on entries leading to a state that recognises a literal) and each
+    /// The Aho–Corasick automaton of `trie` as a full transition table (`table[state << strideShift
+    /// + class]`, the top bit set on entries leading to a state that recognises a literal) and each
     /// state's literals (`outputIDs[outputStart[state]..<outputStart[state + 1]]`: its own, in
     /// literal order, then its failure state's). Class 0 (bytes in no literal) leads to the root.
     ///
@@ -354,7 +362,7 @@ struct LiteralPrefilter: Sendable {
     /// included) with the state's own edges written over it; a child's failure state is the entry
     /// its class had in that copied row. So every entry is written once, most of them by a row copy.
     private static func automaton<Entry: FixedWidthInteger & UnsignedInteger>(
-        _ trie: Trie, classes: Int, outputFlag: Entry
+        _ trie: Trie, classes: Int, strideShift: Int, outputFlag: Entry
     ) -> (table: [Entry], outputStart: [Int32], outputIDs: [Int32]) {
         let stateCount = trie.stateCount
         // Own literals per state, in literal order (counting sort of `literalState`).
@@ -378,7 +386,12 @@ struct LiteralPrefilter: Sendable {
         var queue = [Int32](repeating: 0, count: stateCount)
         var queued = 0
 
-        let table = [Entry](unsafeUninitializedCapacity: stateCount * classes) { table, initialized in
+        let stride = 1 << strideShift
+        let table = [Entry](unsafeUninitializedCapacity: stateCount * stride) { table, initialized in
+            // The padding of every row (never read) first.
+            if stride > classes {
+                for state in 0..<stateCount { (table.baseAddress! + state * stride + classes).initialize(repeating: 0, count: stride - classes) }
+            }
             func recordOutputs(of state: Int) {
                 let own = Int(ownStart[state])..<Int(ownStart[state + 1])
                 let failState = Int(fail[state])
@@ -407,8 +420,8 @@ struct LiteralPrefilter: Sendable {
             while head < queued {
                 let state = Int(queue[head])
                 head += 1
-                let row = state * classes
-                let failRow = Int(fail[state]) * classes
+                let row = state * stride
+                let failRow = Int(fail[state]) * stride
                 (table.baseAddress! + row).initialize(from: table.baseAddress! + failRow, count: classes)
                 var child = Int(trie.firstChild[state])
                 while child != 0 {
@@ -421,7 +434,7 @@ struct LiteralPrefilter: Sendable {
                     child = Int(trie.nextSibling[child])
                 }
             }
-            initialized = stateCount * classes
+            initialized = stateCount * stride
         }
 
         var outputStart = [Int32](repeating: 0, count: stateCount + 1)
@@ -543,7 +556,7 @@ struct LiteralPrefilter: Sendable {
         _ bytes: UnsafeBufferPointer<UInt8>, table: UnsafeBufferPointer<Entry>, outputFlag: Entry, positional: UInt32,
         into record: inout ScanState, candidates: UnsafeMutableBufferPointer<UInt64>
     ) {
-        let classCount = classCount
+        let strideShift = strideShift
         // Room for an occurrence per byte and then some: more needs a second scan (below).
         record.reserveOccurrences(bytes.count + 64)
         // The per-literal arrays as buffers for the whole scan: written through the struct, each
@@ -565,7 +578,7 @@ struct LiteralPrefilter: Sendable {
                         return Self.withTables(tables) { byteFacts, outputs in
                             Self.scanLoop(
                                 bytes, table: table, outputFlag: outputFlag, positional: positional, byteFacts: byteFacts,
-                                classCount: classCount, outputs: outputs, into: Found(literals: found, last: last),
+                                strideShift: strideShift, outputs: outputs, into: Found(literals: found, last: last),
                                 occurrences: &occurrences, foundIDs: &foundIDs, candidates: candidates)
                         }
                     }
@@ -645,7 +658,7 @@ struct LiteralPrefilter: Sendable {
     @inline(__always)
     private static func scanLoop<Entry: FixedWidthInteger & UnsignedInteger>(
         _ bytes: UnsafeBufferPointer<UInt8>, table: UnsafeBufferPointer<Entry>, outputFlag: Entry, positional: UInt32,
-        byteFacts: UnsafeBufferPointer<UInt16>, classCount: Int, outputs: Outputs, into found: Found,
+        byteFacts: UnsafeBufferPointer<UInt16>, strideShift: Int, outputs: Outputs, into found: Found,
         occurrences: inout BufferWriter<LiteralOccurrence>, foundIDs: inout BufferWriter<Int32>,
         candidates: UnsafeMutableBufferPointer<UInt64>
     ) -> RunStats {
@@ -681,7 +694,7 @@ struct LiteralPrefilter: Sendable {
                     runs.addNonASCII(skipped)
                 }
             }
-            let entry = table[state &* classCount &+ letterClass]
+            let entry = table[state &<< strideShift &+ letterClass]
             state = Int(entry & ~outputFlag)
             guard entry & outputFlag != 0 else { continue }
             recordOutputs(

@@ -129,7 +129,11 @@ import Testing
             byteClass = prefilter.byteClass
             classCount = prefilter.classCount
             wide = prefilter.wideTransitions != nil
-            table = prefilter.compactTransitions.map { $0.map(UInt32.init) } ?? prefilter.wideTransitions ?? []
+            // The rows without their padding (`strideShift`), which the scan never reads.
+            let padded = prefilter.compactTransitions.map { $0.map(UInt32.init) } ?? prefilter.wideTransitions ?? []
+            let stride = 1 << prefilter.strideShift
+            #expect(stride >= classCount && stride < 2 * max(classCount, 1) && padded.count % stride == 0)
+            table = (0..<(padded.count / stride)).flatMap { padded[($0 * stride)..<($0 * stride + classCount)] }
             outputStart = prefilter.outputStart
             outputIDs = prefilter.outputIDs
         }
