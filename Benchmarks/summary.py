@@ -18,6 +18,12 @@ TARGETS = {
 }
 
 
+def median(values):
+    values = sorted(values)
+    middle = len(values) // 2
+    return values[middle] if len(values) % 2 else (values[middle - 1] + values[middle]) / 2
+
+
 def main():
     out = sys.argv[1]
     results = os.path.join(out, "results")
@@ -64,9 +70,6 @@ def main():
                 if run["threads"] == 1 and "record_median_p99_us" in run:
                     tails.append((run["p99_us"], run["record_median_p99_us"], run["p50_us"]))
         if len(tails) > 1:
-            def median(values):
-                values = sorted(values)
-                return values[len(values) // 2] if len(values) % 2 else (values[len(values) // 2 - 1] + values[len(values) // 2]) / 2
             verdicts[f"{f}_p99"] = median([t[0] for t in tails])
             verdicts[f"{f}_p99_median"] = median([t[1] for t in tails])
             print(f"{'  p99 µs, 1 thread, each dev bench run':44} one pass {', '.join(f'{t[0]:.1f}' for t in tails)}; "
@@ -92,9 +95,8 @@ def main():
             # Whole file, alternating: the target's figure (the one above, on the timed records, runs
             # every --jobs 1 before any --jobs 2, and the machine's speed swings between minutes).
             ratios = sorted((a - startup) / max(b - startup, 1e-9) for a, b in zip(pairs["a_s"], pairs["b_s"]))
-            median = ratios[len(ratios) // 2] if len(ratios) % 2 else (ratios[len(ratios) // 2 - 1] + ratios[len(ratios) // 2]) / 2
-            verdicts[f"{f}_speedup"] = median
-            print(f"{'  speed-up, whole ' + f + '.txt, alternating pairs':44} {median:8.2f}×  "
+            verdicts[f"{f}_speedup"] = median(ratios)
+            print(f"{'  speed-up, whole ' + f + '.txt, alternating pairs':44} {median(ratios):8.2f}×  "
                   f"(pairs: {', '.join(f'{r:.2f}' for r in ratios)})")
         ours = load(f"classify-grepset-{f}.json")
         grecords, gbytes = size(f + "-grep.txt")

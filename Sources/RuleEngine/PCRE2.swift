@@ -334,7 +334,8 @@ final class MatchResources {
         if onJIT, let base = subject.baseAddress, start <= subject.count {
             // JIT code called directly: `pcre2_match` would check the arguments (they hold: the
             // code takes the offset limit, the subject is valid UTF-8 and the start inside it) and
-            // then make this same call, about a tenth of what a windowed search costs.
+            // then make this same call; the checks were some 115 of the 300 instructions a
+            // windowed search spends outside the pattern's code.
             rc = pcre2_jit_match_8(code, base, subject.count, start, 0, matchData, context)
         } else {
             // An empty buffer may have a nil base address, which PCRE2 accepts only with length 0.
