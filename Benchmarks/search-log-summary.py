@@ -20,7 +20,7 @@ def main():
     parser.add_argument("--tail-percent", type=float, default=1.0)
     args = parser.parse_args()
 
-    ns, label, normalizing = {}, {}, {}
+    ns, label, normalizing, scanning = {}, {}, {}, {}
     with open(args.latencies) as f:
         next(f)
         for line in f:
@@ -30,12 +30,16 @@ def main():
             # Older files have no normalising column; -1 marks a prompt over the length limit.
             if len(fields) > 5 and int(fields[5]) >= 0:
                 normalizing[int(fields[0])] = int(fields[5])
+            if len(fields) > 6 and int(fields[6]) >= 0:
+                scanning[int(fields[0])] = int(fields[6])
     per_record = collections.defaultdict(list)
     with open(args.searches) as f:
         next(f)
         for line in f:
-            record, rule, view, calls, time, fired = line.rstrip("\n").split("\t")
-            per_record[int(record)].append((rule, view, int(calls), int(time), fired == "1"))
+            fields = line.rstrip("\n").split("\t")
+            # Older files have no label column.
+            record, rule, stage, view, calls, time, fired = fields if len(fields) == 7 else fields[:2] + ["?"] + fields[2:]
+            per_record[int(record)].append((rule, stage, int(calls), int(time), fired == "1"))
 
     order = sorted(ns, key=ns.get, reverse=True)
     tail = order[: max(1, round(len(order) * args.tail_percent / 100))]
@@ -46,10 +50,20 @@ def main():
         count = sum(len(per_record[r]) for r in records)
         labels = collections.Counter(label[r] for r in records)
         normalized = [normalizing[r] for r in records if r in normalizing]
+        scanned = [scanning[r] for r in records if r in scanning]
         print(f"== {name}: {n} records ({', '.join(f'{k} {v}' for k, v in sorted(labels.items()))}); "
               f"per record {total / n / 1000:.1f} µs, of which searches {searched / n / 1000:.1f} µs "
               f"({count / n:.1f} rule-views searched)"
-              + (f", normalising {sum(normalized) / len(normalized) / 1000:.1f} µs" if normalized else ""))
+              + (f", normalising {sum(normalized) / len(normalized) / 1000:.1f} µs" if normalized else "")
+              + (f", literal scans {sum(scanned) / len(scanned) / 1000:.1f} µs" if scanned else ""))
+        stages = collections.Counter()
+        stage_searches = collections.Counter()
+        for r in records:
+            for _, stage, _, t, _ in per_record[r]:
+                stages[stage] += t
+                stage_searches[stage] += 1
+        print("  searches by stage (rule label): " + ", ".join(
+            f"{stage} {stages[stage] / n / 1000:.1f} µs ({stage_searches[stage] / n:.1f})" for stage in sorted(stages)))
         time, searches, calls, fired = (collections.Counter() for _ in range(4))
         for r in records:
             for rule, _, c, t, f in per_record[r]:

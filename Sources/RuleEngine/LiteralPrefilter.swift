@@ -41,6 +41,32 @@ struct ScanState {
         occurrences += repeatElement(LiteralOccurrence(earliest: 0, latest: 0, previous: -1), count: count - occurrences.count)
     }
 
+    /// Appends to `windows` the start positions a match can have around each occurrence of the
+    /// literals in `anchor` (ids): from `reach` bytes before the occurrence to it, each literal's
+    /// occurrences last first; returns how many of the literals were found. It changes nothing,
+    /// but it is `mutating` so that the caller's `scans[slot].appendWindows(…)` accesses the
+    /// state in place: borrowed, it was copied (four arrays retained and released), and read
+    /// from the matcher, each closure over an array retained and released it.
+    mutating func appendWindows(anchor: UnsafeBufferPointer<Int32>, reach: Int, to windows: inout [ClosedRange<Int>]) -> Int {
+        var literals = 0
+        found.withUnsafeBufferPointer { found in
+            lastOccurrence.withUnsafeBufferPointer { last in
+                occurrences.withUnsafeBufferPointer { occurrences in
+                    for id in anchor where found[Int(id)] {
+                        literals += 1
+                        var index = last[Int(id)]
+                        while index >= 0 {
+                            let occurrence = occurrences[Int(index)]
+                            windows.append(max(0, Int(occurrence.earliest) - reach)...Int(occurrence.latest))
+                            index = occurrence.previous
+                        }
+                    }
+                }
+            }
+        }
+        return literals
+    }
+
     /// Forgets everything found (for the next text).
     mutating func clear() {
         for id in foundIDs[0..<foundCount] { found[Int(id)] = false }

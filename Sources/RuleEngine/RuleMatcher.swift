@@ -54,6 +54,8 @@ public final class RuleMatcher {
     /// When set, every rule-and-view search is appended to it, timed (`dev bench --search-log`,
     /// to see which rules make a slow prompt slow); nil, the default, costs one test per search.
     public var searchLog: [SearchLogEntry]?
+    /// With `searchLog` set: how long the last `begin(_:)` took (the literal scans of the views).
+    public private(set) var lastBeginDuration: Duration?
 
     let resources: MatchResources
     // What the loop over candidate rules reads, in buffers of the matcher's own. Retaining and
@@ -119,6 +121,10 @@ public final class RuleMatcher {
     private var changedRegionsKnown = false
     /// Per rule: how far a match attempt of its pattern reads; nil when unbounded.
     private let inspectionBounds: [InspectionBound?]
+    /// Per rule: its anchor's literal ids (`LiteralPrefilter.anchorLiterals`) as a range of
+    /// `anchorIDs`, or nil. One flat array: passing a rule's own array retained and released it.
+    private let anchorRanges: [Range<Int32>?]
+    private let anchorIDs: [Int32]
 
     init(ruleSet: CompiledRuleSet, limits: MatchLimits) {
         self.ruleSet = ruleSet
@@ -137,6 +143,14 @@ public final class RuleMatcher {
         anyCandidates = Array(repeating: 0, count: ruleWords)
         gateOpen = Array(repeating: nil, count: ruleSet.viewGates.gates.count)
         inspectionBounds = ruleSet.compiled.map(\.inspection)
+        var anchorIDs: [Int32] = []
+        anchorRanges = prefilter.anchorLiterals.map { anchor in
+            guard let anchor else { return nil }
+            let start = Int32(anchorIDs.count)
+            anchorIDs += anchor
+            return start..<Int32(anchorIDs.count)
+        }
+        self.anchorIDs = anchorIDs
     }
 
     /// Normalises `text` with the views the rule set reads, then matches it.
@@ -162,6 +176,8 @@ public final class RuleMatcher {
     /// Each distinct view the rule set reads is scanned once for the rules' required literals
     /// here; a view that was not built makes every rule a candidate (each reports the failure).
     public func begin(_ text: NormalizedText) {
+        let logStart = searchLog != nil ? ContinuousClock.now : nil
+        defer { lastBeginDuration = logStart.map { ContinuousClock.now - $0 } }
         counters.texts += 1
         changedRegionsKnown = false
         let slotCount = views.count
@@ -282,11 +298,14 @@ public final class RuleMatcher {
                     let startLimit = startLimit(slot: slot, view: built)
                     if let startLimit, startLimit < 0 { continue }
                     var windowed = false
-                    if usesWindows && usesPrefilter, let anchor = prefilter.anchorLiterals[index], built.utf8.count < Int(Int32.max) {
+                    if usesWindows && usesPrefilter, let anchor = anchorRanges[index], built.utf8.count < Int(Int32.max) {
                         // No occurrence of an anchor word: no match can start anywhere.
-                        guard makeWindows(anchor: anchor, prefix: prefilter.anchorPrefix[index], canonical: canonical) else {
-                            continue
+                        let made = anchorIDs.withUnsafeBufferPointer { ids in
+                            makeWindows(
+                                anchor: UnsafeBufferPointer(rebasing: ids[Int(anchor.lowerBound)..<Int(anchor.upperBound)]),
+                                prefix: prefilter.anchorPrefix[index], canonical: canonical)
                         }
+                        guard made else { continue }
                         windowed = true
                         // Only where every group has a literal within a match's reach.
                         if hasGroups, scans[canonical].groupOccurrences, prefilter.proximityGroups[index] != nil,
@@ -317,8 +336,9 @@ public final class RuleMatcher {
                     if let logStart {
                         searchLog?.append(
                             SearchLogEntry(
-                                ruleID: rules[index].takeUnretainedValue().rule.id, view: ViewName.allCases[slot], calls: counters.searches - callsBefore,
-                                duration: ContinuousClock.now - logStart, fired: fired))
+                                ruleID: rules[index].takeUnretainedValue().rule.id, label: rules[index].takeUnretainedValue().rule.label,
+                                view: ViewName.allCases[slot], calls: counters.searches - callsBefore, duration: ContinuousClock.now - logStart,
+                                fired: fired))
                     }
                     if lastSearchMatchedOrStopped { matchedCanonicals |= 1 << UInt32(canonical) }
                     if fired && mode == .firstPerRule { break }
@@ -358,7 +378,7 @@ public final class RuleMatcher {
     /// view in slot `canonical` (or one with the same bytes): from `prefix` bytes before each
     /// occurrence of an anchor literal up to the occurrence, merged and sorted. False when there is
     /// none.
-    private func makeWindows(anchor: [Int32], prefix: LengthBound, canonical: Int) -> Bool {
+    private func makeWindows(anchor: UnsafeBufferPointer<Int32>, prefix: LengthBound, canonical: Int) -> Bool {
         windows.empty()
         let reach: Int
         if prefix.hasRuns {
@@ -368,23 +388,8 @@ public final class RuleMatcher {
             // Most anchors start their match, or sit a few characters in: no runs to measure.
             reach = prefix.bytes(in: RunStats(), ascii: viewIsASCII[canonical])
         }
-        var literals = 0
-        scans[canonical].found.withUnsafeBufferPointer { found in
-            scans[canonical].lastOccurrence.withUnsafeBufferPointer { last in
-                scans[canonical].occurrences.withUnsafeBufferPointer { occurrences in
-                    for id in anchor where found[Int(id)] {
-                        literals += 1
-                        // The literal's occurrences, last first.
-                        var index = last[Int(id)]
-                        while index >= 0 {
-                            let occurrence = occurrences[Int(index)]
-                            windows.append(max(0, Int(occurrence.earliest) - reach)...Int(occurrence.latest))
-                            index = occurrence.previous
-                        }
-                    }
-                }
-            }
-        }
+        // Each literal's occurrences, last first.
+        let literals = scans[canonical].appendWindows(anchor: anchor, reach: reach, to: &windows)
         if windows.isEmpty { return false }
         if literals == 1 {
             windows.reverse()
@@ -801,6 +806,8 @@ extension Array {
 /// One search of a rule on a view, as `RuleMatcher.searchLog` records it.
 public struct SearchLogEntry: Sendable {
     public var ruleID: String
+    /// The rule's label: which stage of the classifier searched it.
+    public var label: RuleLabel
     public var view: ViewName
     /// Calls into PCRE2, the rule's unless patterns included.
     public var calls: Int

@@ -246,8 +246,8 @@ extension SafeGate.Dev {
             let clock = ContinuousClock()
             let session = classifier.makeSession()
             for record in records.prefix(warmupRecords) { _ = session.classify(bytes: record) }
-            var text = "line\tns\tlabel\tbytes\tascii\tnormalize_ns\n"
-            var searches = "line\trule\tview\tcalls\tns\tfired\n"
+            var text = "line\tns\tlabel\tbytes\tascii\tnormalize_ns\tscan_ns\n"
+            var searches = "line\trule\tlabel\tview\tcalls\tns\tfired\n"
             let rules = classifier.rules
             let profile = classifier.defaultProfile
             let limit = classifier.policy.maxPromptBytes
@@ -271,9 +271,11 @@ extension SafeGate.Dev {
                     elapsed = nanoseconds(clock.now - t0)
                 }
                 let ascii = record.allSatisfy { $0 < 0x80 }
-                text += "\(index + 1)\t\(elapsed)\t\(decision.classification.label.rawValue)\t\(record.count)\t\(ascii ? 1 : 0)\t\(normalizing)\n"
+                // Logged only with the searches (-1 without, or over the length limit).
+                let scanning = logsSearches && normalizing >= 0 ? session.lastScanDuration.map(nanoseconds) ?? -1 : -1
+                text += "\(index + 1)\t\(elapsed)\t\(decision.classification.label.rawValue)\t\(record.count)\t\(ascii ? 1 : 0)\t\(normalizing)\t\(scanning)\n"
                 for entry in session.searchLog ?? [] {
-                    searches += "\(index + 1)\t\(entry.ruleID)\t\(entry.view.rawValue)\t\(entry.calls)\t\(nanoseconds(entry.duration))\t\(entry.fired ? 1 : 0)\n"
+                    searches += "\(index + 1)\t\(entry.ruleID)\t\(entry.label.rawValue)\t\(entry.view.rawValue)\t\(entry.calls)\t\(nanoseconds(entry.duration))\t\(entry.fired ? 1 : 0)\n"
                 }
             }
             return (text, searches)

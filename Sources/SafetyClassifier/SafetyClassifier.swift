@@ -157,6 +157,9 @@ public final class SafetyClassifier: Sendable {
             get { matcher.searchLog }
             set { matcher.searchLog = newValue }
         }
+
+        /// With `searchLog` set: how long the literal scans of the last prompt took.
+        public var lastScanDuration: Duration? { matcher.lastBeginDuration }
     }
 }
 

@@ -169,14 +169,16 @@ import TextNormalization
         let set = try YAMLRules.single(pattern: #"\bkill\s+\w+"#, unless: [#"\bgame\b"#], views: [.ascii, .squashed])
         let matcher = set.makeMatcher()
         _ = matcher.match("kill him")
-        #expect(matcher.searchLog == nil)
+        #expect(matcher.searchLog == nil && matcher.lastBeginDuration == nil)
         matcher.searchLog = []
         // The squashed view differs ("k i l l"), so both views are searched and both find "kill
         // him"; on the squashed view "kill game" overlaps the unless pattern's match.
         let result = matcher.match("kill him, k i l l game")
         let log = try #require(matcher.searchLog)
         #expect(log.map(\.view) == [.ascii, .squashed])
-        #expect(log.allSatisfy { $0.ruleID == "test.rule" && $0.calls >= 1 })
+        #expect(log.allSatisfy { $0.ruleID == "test.rule" && $0.label == .harmful && $0.calls >= 1 })
+        // The literal scans of the text were timed too.
+        #expect(matcher.lastBeginDuration != nil)
         #expect(log.map(\.fired) == [true, true])
         #expect(log.map(\.calls).reduce(0, +) == matcher.counters.searches - 1)
         #expect(result.matches.map(\.view) == [.ascii, .squashed])
