@@ -192,7 +192,39 @@ public final class CompiledRuleSet: Sendable {
     /// behind a shut gate (`ViewGates`) are not built. A view whose gate opens is built by
     /// normalising again with every view (a rare second pass, cheaper than always building it).
     public func normalize(bytes: [UInt8], localeLanguage: Language? = nil) -> NormalizedText {
-        let options = normalizationOptions(localeLanguage: localeLanguage)
+        Self.normalize(
+            bytes: bytes, localeLanguage: localeLanguage, views: views.isEmpty ? [.raw] : views, ungatedViews: ungatedViews,
+            gates: viewGates)
+    }
+
+    /// `normalize(bytes:localeLanguage:)` for one thread (`makeNormalizer()`): the view sets and
+    /// gates it reads per prompt are copies of its own. Retaining and releasing the rule set's own
+    /// (a few times a prompt) is an atomic write to a cache line that every thread writes: on
+    /// short prompts with two threads, that sharing cost each thread time on every prompt.
+    public struct Normalizer {
+        private let views: Set<ViewName>
+        private let ungatedViews: Set<ViewName>
+        private let gates: ViewGates
+
+        init(_ rules: CompiledRuleSet) {
+            // Built element by element: `Set(set)` would share the storage.
+            views = Set((rules.views.isEmpty ? [.raw] : rules.views).map { $0 })
+            ungatedViews = Set(rules.ungatedViews.map { $0 })
+            gates = rules.viewGates.withOwnArrays()
+        }
+
+        public func normalize(bytes: [UInt8], localeLanguage: Language? = nil) -> NormalizedText {
+            CompiledRuleSet.normalize(bytes: bytes, localeLanguage: localeLanguage, views: views, ungatedViews: ungatedViews, gates: gates)
+        }
+    }
+
+    /// A normaliser for the calling thread.
+    public func makeNormalizer() -> Normalizer { Normalizer(self) }
+
+    private static func normalize(
+        bytes: [UInt8], localeLanguage: Language?, views: Set<ViewName>, ungatedViews: Set<ViewName>, gates viewGates: ViewGates
+    ) -> NormalizedText {
+        let options = NormalizationOptions(localeLanguage: localeLanguage, views: views)
         // Pure ASCII: every view up to ascii is the same lowercased bytes, built once and scanned
         // once whatever the gates say.
         guard !viewGates.gatedViews.isEmpty, ungatedViews.contains(.ascii), !bytes.withUnsafeBufferPointer({ RuleMatcher.isASCII($0) })

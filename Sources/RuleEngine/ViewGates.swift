@@ -76,7 +76,7 @@ struct ViewGates: Sendable {
         gates = other.gates.map { $0.map { $0.map { $0 } } }
         gateOfSlot = other.gateOfSlot.map { $0 }
         startsWord = other.startsWord.map { $0.map { $0 } }
-        gatedViews = other.gatedViews
+        gatedViews = Set(other.gatedViews.map { $0 })
     }
 
     /// Whether gate `index` is open for `text`: the text is pure ASCII (its gated views are its

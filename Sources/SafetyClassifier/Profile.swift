@@ -37,6 +37,18 @@ public struct Profile: Sendable, Hashable {
     /// Whether the profile limits the assistant to some topics (and so can yield `offTopic`).
     public var hasScope: Bool { topics != nil }
 
+    /// The same profile in storage of its own (strings, dictionaries and the topic set rebuilt),
+    /// for one `SafetyClassifier.Session`: the session copies its default profile for every prompt,
+    /// and retaining storage that other threads' sessions retain too is an atomic write to a
+    /// cache line they all write.
+    func ownCopy() -> Profile {
+        func fresh(_ text: String) -> String { String(decoding: Array(text.utf8), as: UTF8.self) }
+        return Profile(
+            name: fresh(name), displayName: Dictionary(uniqueKeysWithValues: displayName.map { ($0.key, fresh($0.value)) }),
+            helpsWith: Dictionary(uniqueKeysWithValues: helpsWith.map { ($0.key, fresh($0.value)) }),
+            topics: topics.map { Set($0.map(fresh)) }, source: fresh(source))
+    }
+
     /// The display name in `language`, else English, else the profile's name.
     public func displayName(in language: Language) -> String {
         displayName[language] ?? displayName[.en] ?? name

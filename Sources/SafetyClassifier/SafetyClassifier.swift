@@ -50,10 +50,21 @@ public final class SafetyClassifier: Sendable {
         public let classifier: SafetyClassifier
         let matcher: RuleMatcher
         private var scopeCache: (topics: Set<String>, selection: RuleSelection)?
+        // What every prompt reads of the shared classifier, held so that reading it retains
+        // nothing another thread retains (an atomic write to a cache line both cores write: with
+        // two threads on short prompts, a few of those per prompt cost each thread time): the
+        // rule set unretained (the classifier keeps it), the default profile and the normaliser's
+        // view sets as copies of the session's own.
+        private let rules: Unmanaged<CompiledRuleSet>
+        private let defaultProfile: Profile
+        private let normalizer: CompiledRuleSet.Normalizer
 
         init(classifier: SafetyClassifier) {
             self.classifier = classifier
             matcher = classifier.rules.makeMatcher(limits: classifier.limits)
+            rules = Unmanaged.passUnretained(classifier.rules)
+            defaultProfile = classifier.defaultProfile.ownCopy()
+            normalizer = classifier.rules.makeNormalizer()
         }
 
         /// Classifies a prompt given as a string.
@@ -71,16 +82,15 @@ public final class SafetyClassifier: Sendable {
         public func classify(
             bytes: [UInt8], profile: Profile? = nil, localeLanguage: Language? = nil, evidence: Evidence = .decisive
         ) -> Decision {
-            let profile = profile ?? classifier.defaultProfile
-            let rules = classifier.rules
+            let profile = profile ?? defaultProfile
             let limit = classifier.policy.maxPromptBytes
             guard bytes.count > limit else {
-                return decide(rules.normalize(bytes: bytes, localeLanguage: localeLanguage), profile: profile, evidence: evidence)
+                return decide(normalizer.normalize(bytes: bytes, localeLanguage: localeLanguage), profile: profile, evidence: evidence)
             }
             let head = Self.characterBoundary(in: bytes, atOrBefore: limit / 2)
             let tail = Self.characterBoundary(in: bytes, atOrBefore: bytes.count - limit / 2)
-            let headText = rules.normalize(bytes: Array(bytes[0..<head]), localeLanguage: localeLanguage)
-            let tailText = rules.normalize(bytes: Array(bytes[tail...]), localeLanguage: localeLanguage)
+            let headText = normalizer.normalize(bytes: Array(bytes[0..<head]), localeLanguage: localeLanguage)
+            let tailText = normalizer.normalize(bytes: Array(bytes[tail...]), localeLanguage: localeLanguage)
             var result = evidence == .all ? matcher.match(headText) : stagedResult(headText, profile: profile)
             let tailResult = evidence == .all ? matcher.match(tailText) : stagedResult(tailText, profile: profile)
             result.append(tailResult, shiftingOriginalBy: tail)
@@ -88,7 +98,7 @@ public final class SafetyClassifier: Sendable {
                 language: headText.language, hadInvalidUTF8: headText.hadInvalidUTF8 || tailText.hadInvalidUTF8, result: result,
                 profile: profile)
             decision.truncation = Truncation(totalBytes: bytes.count, limit: limit, classified: [0..<head, tail..<bytes.count])
-            decision.applyPolicy(classifier)
+            rules._withUnsafeGuaranteedRef { decision.applyPolicy(classifier.policy, rules: $0) }
             return decision
         }
 
@@ -115,7 +125,7 @@ public final class SafetyClassifier: Sendable {
             let result = evidence == .all ? matcher.match(text) : stagedResult(text, profile: profile)
             var decision = Decision.make(
                 language: text.language, hadInvalidUTF8: text.hadInvalidUTF8, result: result, profile: profile)
-            decision.applyPolicy(classifier)
+            rules._withUnsafeGuaranteedRef { decision.applyPolicy(classifier.policy, rules: $0) }
             return decision
         }
 
@@ -228,8 +238,8 @@ public struct Decision: Sendable {
         return reasons.isEmpty ? nil : reasons.joined(separator: "; ")
     }
 
-    mutating func applyPolicy(_ classifier: SafetyClassifier) {
-        failedClosed = classifier.policy.failure == .failClosed && isUncertain(rules: classifier.rules)
+    mutating func applyPolicy(_ policy: ClassificationPolicy, rules: CompiledRuleSet) {
+        failedClosed = policy.failure == .failClosed && isUncertain(rules: rules)
     }
 
     static func make(language: Language, hadInvalidUTF8: Bool, result: RuleMatchResult, profile: Profile) -> Decision {

@@ -126,6 +126,19 @@ import TextNormalization
         }
     }
 
+    /// A session classifies under its own copy of the default profile (`Profile.ownCopy`): equal
+    /// to the classifier's, in storage of its own.
+    @Test(arguments: Profile.bundledNames)
+    func aSessionsOwnCopyOfTheProfileIsEqual(_ name: String) throws {
+        let profile = try Profile.load(name)
+        let copy = profile.ownCopy()
+        #expect(copy == profile)
+        #expect(copy.source.utf8.count <= 15 || copy.source.utf8.withContiguousStorageIfAvailable { $0.baseAddress }
+            != profile.source.utf8.withContiguousStorageIfAvailable { $0.baseAddress })
+        let classifier = SafetyClassifier(rules: try CompiledRuleSet.load(from: .bundled), profile: profile)
+        #expect(classifier.makeSession().classify("hello there").profileName == profile.name)
+    }
+
     @Test func unknownBundledNameListsTheBundledOnes() {
         #expect {
             try Profile.load("calender")
