@@ -33,6 +33,23 @@ public enum JSONText {
         return out
     }
 
+    /// Appends `quote(text)` to `out`. Text of printable ASCII without `"` or `\\` (ids, labels,
+    /// rule ids: nearly every string an output record holds) is copied as it is, in place.
+    public static func appendQuoted(_ text: String, to out: inout String) {
+        var plain = true
+        for byte in text.utf8 where byte < 0x20 || byte > 0x7E || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+            plain = false
+            break
+        }
+        guard plain else {
+            out += quote(text)
+            return
+        }
+        out += "\""
+        out += text
+        out += "\""
+    }
+
     /// Control characters (C0, DEL, C1), line/paragraph separators and bidi controls.
     public static func needsEscape(_ scalar: Unicode.Scalar) -> Bool {
         switch scalar.value {

@@ -54,6 +54,8 @@ final class ClassifyPipeline {
     /// Classifies one batch on one session.
     static func classify(_ batch: [InputRecord], session: SafetyClassifier.Session, format: OutputFormat) -> BatchResult {
         var text = ""
+        // About a line of JSON per short prompt: one allocation for most batches.
+        text.reserveCapacity(batch.count * 96)
         var summary = ClassifySummary()
         for record in batch {
             var result = OutputRecord(id: record.id)
@@ -71,7 +73,7 @@ final class ClassifyPipeline {
                     summary.errors += 1
                     summary.failedClosed += 1
                     summary.records += 1
-                    text += result.formatted(format)
+                    result.append(format, to: &text)
                     continue
                 }
                 result.decision = decision
@@ -88,7 +90,7 @@ final class ClassifyPipeline {
                 summary.errors += 1
             }
             summary.records += 1
-            text += result.formatted(format)
+            result.append(format, to: &text)
         }
         return BatchResult(text: text, summary: summary)
     }
