@@ -12,32 +12,131 @@ public import TextNormalization
 /// ```
 public struct Rule: Sendable, Hashable {
     /// Unique across the whole rule set, lowercase and dotted: `en.violence.kill-person`.
-    public var id: String
+    public var id: String {
+        get { storage.id }
+        set { uniqueStorage().id = newValue }
+    }
     /// What the rule decides.
-    public var label: RuleLabel
+    public var label: RuleLabel {
+        get { storage.label }
+        set { uniqueStorage().label = newValue }
+    }
     /// The harm type; set exactly when `label` is `.harmful`.
-    public var type: RefusalType?
+    public var type: RefusalType? {
+        get { storage.type }
+        set { uniqueStorage().type = newValue }
+    }
     /// The topic an `inScope` rule stands for (profiles select topics).
-    public var topic: String?
+    public var topic: String? {
+        get { storage.topic }
+        set { uniqueStorage().topic = newValue }
+    }
     /// The normalised views the pattern is matched on, in pipeline order, without repeats.
-    public var views: [ViewName]
-    public var severity: RuleSeverity
+    public var views: [ViewName] {
+        get { storage.views }
+        set { uniqueStorage().views = newValue }
+    }
+    public var severity: RuleSeverity {
+        get { storage.severity }
+        set { uniqueStorage().severity = newValue }
+    }
     /// The language the rule is written for; `rules test` normalises its examples with that locale.
-    public var language: RuleLanguage
+    public var language: RuleLanguage {
+        get { storage.language }
+        set { uniqueStorage().language = newValue }
+    }
     /// The PCRE2 pattern, matched with UTF, UCP and caseless.
-    public var pattern: String
+    public var pattern: String {
+        get { storage.pattern }
+        set { uniqueStorage().pattern = newValue }
+    }
     /// Look-alike exceptions: a pattern match that overlaps a match of one of these does not count.
-    public var unless: [String]
+    public var unless: [String] {
+        get { storage.unless }
+        set { uniqueStorage().unless = newValue }
+    }
     /// Texts the rule must fire on, and texts it must not fire on.
-    public var examples: RuleExamples
+    public var examples: RuleExamples {
+        get { storage.examples }
+        set { uniqueStorage().examples = newValue }
+    }
     /// What the rule is for, in a sentence.
-    public var note: String
+    public var note: String {
+        get { storage.note }
+        set { uniqueStorage().note = newValue }
+    }
     /// A disabled rule is loaded and checked but never matched, and its examples are not run.
-    public var disabled: Bool
+    public var disabled: Bool {
+        get { storage.disabled }
+        set { uniqueStorage().disabled = newValue }
+    }
     /// Where the rule is written.
-    public var location: SourceLocation
+    public var location: SourceLocation {
+        get { storage.location }
+        set { uniqueStorage().location = newValue }
+    }
     /// Lines of individual keys (`pattern`, `unless[0]`…) when read from a file, for messages.
-    var keyLines: KeyLines = [:]
+    var keyLines: KeyLines {
+        get { storage.keyLines }
+        set { uniqueStorage().keyLines = newValue }
+    }
+
+    /// The fields, in one object shared by copies until one of them changes (copy on write). A
+    /// rule is copied into every match (`RuleMatch`) and every decision's lists, and a copy of
+    /// the fields themselves retained and released each string and array: some 400 atomic
+    /// operations per harmful 1 KB prompt (callgrind), on objects that every thread shares.
+    private final class Storage: @unchecked Sendable {
+        // Mutated only through `uniqueStorage()`, when no other rule shares the object.
+        var id: String
+        var label: RuleLabel
+        var type: RefusalType?
+        var topic: String?
+        var views: [ViewName]
+        var severity: RuleSeverity
+        var language: RuleLanguage
+        var pattern: String
+        var unless: [String]
+        var examples: RuleExamples
+        var note: String
+        var disabled: Bool
+        var location: SourceLocation
+        var keyLines: KeyLines = [:]
+
+        init(
+            id: String, label: RuleLabel, type: RefusalType?, topic: String?, views: [ViewName], severity: RuleSeverity,
+            language: RuleLanguage, pattern: String, unless: [String], examples: RuleExamples, note: String, disabled: Bool,
+            location: SourceLocation
+        ) {
+            self.id = id
+            self.label = label
+            self.type = type
+            self.topic = topic
+            self.views = views
+            self.severity = severity
+            self.language = language
+            self.pattern = pattern
+            self.unless = unless
+            self.examples = examples
+            self.note = note
+            self.disabled = disabled
+            self.location = location
+        }
+
+        func copy() -> Storage {
+            let copy = Storage(
+                id: id, label: label, type: type, topic: topic, views: views, severity: severity, language: language,
+                pattern: pattern, unless: unless, examples: examples, note: note, disabled: disabled, location: location)
+            copy.keyLines = keyLines
+            return copy
+        }
+    }
+
+    private var storage: Storage
+
+    private mutating func uniqueStorage() -> Storage {
+        if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
+        return storage
+    }
 
     /// The location of one of the rule's keys (`pattern`, `unless[1]`), or of the rule when unknown.
     func location(ofKey key: String) -> SourceLocation {
@@ -50,21 +149,42 @@ public struct Rule: Sendable, Hashable {
         examples: RuleExamples, note: String, disabled: Bool = false,
         location: SourceLocation = SourceLocation(file: "<memory>", line: 0)
     ) {
-        self.id = id
-        self.label = label
-        self.type = type
-        self.topic = topic
-        // Views already in order without repeats (as parsed rules and the snapshot give them) are
-        // kept as they are: building a Set for each of the bundled rules showed at start-up.
-        self.views = zip(views, views.dropFirst()).allSatisfy { $0 < $1 } ? views : Array(Set(views)).sorted()
-        self.severity = severity
-        self.language = language
-        self.pattern = pattern
-        self.unless = unless
-        self.examples = examples
-        self.note = note
-        self.disabled = disabled
-        self.location = location
+        storage = Storage(
+            id: id, label: label, type: type, topic: topic,
+            // Views already in order without repeats (as parsed rules and the snapshot give them)
+            // are kept as they are: building a Set for each of the bundled rules showed at start-up.
+            views: zip(views, views.dropFirst()).allSatisfy { $0 < $1 } ? views : Array(Set(views)).sorted(),
+            severity: severity, language: language, pattern: pattern, unless: unless, examples: examples, note: note,
+            disabled: disabled, location: location)
+    }
+
+    /// Every field equal, as the synthesised comparison did.
+    public static func == (lhs: Rule, rhs: Rule) -> Bool {
+        if lhs.storage === rhs.storage { return true }
+        let a = lhs.storage
+        let b = rhs.storage
+        return a.id == b.id && a.label == b.label && a.type == b.type && a.topic == b.topic && a.views == b.views
+            && a.severity == b.severity && a.language == b.language && a.pattern == b.pattern && a.unless == b.unless
+            && a.examples == b.examples && a.note == b.note && a.disabled == b.disabled && a.location == b.location
+            && a.keyLines == b.keyLines
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        let s = storage
+        hasher.combine(s.id)
+        hasher.combine(s.label)
+        hasher.combine(s.type)
+        hasher.combine(s.topic)
+        hasher.combine(s.views)
+        hasher.combine(s.severity)
+        hasher.combine(s.language)
+        hasher.combine(s.pattern)
+        hasher.combine(s.unless)
+        hasher.combine(s.examples)
+        hasher.combine(s.note)
+        hasher.combine(s.disabled)
+        hasher.combine(s.location)
+        hasher.combine(s.keyLines)
     }
 }
 
