@@ -18,10 +18,10 @@ public struct NormalizedText: Sendable {
     public let language: Language
     /// Whether Turkic case folding was used.
     public let turkicFolding: Bool
-    private let views: [NormalizedView?]
+    private let views: ViewSlots
 
     /// Every field given (the fast paths in other files).
-    init(original: [UInt8], hadInvalidUTF8: Bool, isASCII: Bool, language: Language, turkicFolding: Bool, views: [NormalizedView?]) {
+    init(original: [UInt8], hadInvalidUTF8: Bool, isASCII: Bool, language: Language, turkicFolding: Bool, views: ViewSlots) {
         self.original = original
         self.hadInvalidUTF8 = hadInvalidUTF8
         self.isASCII = isASCII
@@ -88,7 +88,7 @@ public struct NormalizedText: Sendable {
             deepest = max(deepest, name)
         }
         let identity = OffsetMap.identity(originalCount: bytes.count)
-        var built: [NormalizedView?] = Array(repeating: nil, count: ViewName.allCases.count)
+        var built = ViewSlots()
         func keep(_ name: ViewName, _ utf8: [UInt8]) {
             if wanted & 1 << name.index != 0 { built[name.index] = NormalizedView(name: name, utf8: utf8, map: identity) }
         }
@@ -135,7 +135,7 @@ public struct NormalizedText: Sendable {
         var squashedScore: LanguageGuess.Score?
 
         let deepest = options.views.max() ?? .raw
-        var built: [NormalizedView?] = Array(repeating: nil, count: ViewName.allCases.count)
+        var built = ViewSlots()
         // A stage that changes nothing shares its predecessor's arrays (copy-on-write, no copy).
         var previous: (units: Units, view: NormalizedView?)?
         func keep(_ name: ViewName, _ units: Units, unchanged: Bool = false) {
@@ -204,5 +204,5 @@ public struct NormalizedText: Sendable {
     public func viewIfBuilt(_ name: ViewName) -> NormalizedView? { views[name.index] }
 
     /// Every view that was built, in pipeline order.
-    public var builtViews: [NormalizedView] { views.compactMap { $0 } }
+    public var builtViews: [NormalizedView] { ViewName.allCases.compactMap { views[$0.index] } }
 }

@@ -71,7 +71,7 @@ extension NormalizedText {
         }
         var language = rawScore.language
         let view = NormalizedView(name: .ascii, utf8: ascii, map: OffsetMap(starts: starts, ends: ends, originalCount: n))
-        var built: [NormalizedView?] = Array(repeating: nil, count: ViewName.allCases.count)
+        var built = ViewSlots()
         if views.contains(.ascii) { built[ViewName.ascii.index] = view }
         if views.contains(.squashed) {
             let squashedScore: LanguageGuess.Score
