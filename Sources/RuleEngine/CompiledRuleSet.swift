@@ -193,7 +193,7 @@ public final class CompiledRuleSet: Sendable {
     /// normalising again with every view (a rare second pass, cheaper than always building it).
     public func normalize(bytes: [UInt8], localeLanguage: Language? = nil) -> NormalizedText {
         Self.normalize(
-            bytes: bytes, localeLanguage: localeLanguage, views: views.isEmpty ? [.raw] : views, ungatedViews: ungatedViews,
+            bytes: bytes, localeLanguage: localeLanguage, views: normalizationOptions().views, ungatedViews: ungatedViews,
             gates: viewGates)
     }
 
@@ -208,7 +208,7 @@ public final class CompiledRuleSet: Sendable {
 
         init(_ rules: CompiledRuleSet) {
             // Built element by element: `Set(set)` would share the storage.
-            views = Set((rules.views.isEmpty ? [.raw] : rules.views).map { $0 })
+            views = Set(rules.normalizationOptions().views.map { $0 })
             ungatedViews = Set(rules.ungatedViews.map { $0 })
             gates = rules.viewGates.withOwnArrays()
         }
