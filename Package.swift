@@ -95,7 +95,7 @@ let package = Package(
             dependencies: ["Resilience", "SafetyCore", .product(name: "Clocks", package: "swift-clocks")]
         ),
         .testTarget(name: "AssistantTests", dependencies: ["Assistant"]),
-        .testTarget(name: "SafeGateCLITests", dependencies: ["SafeGateCLI"]),
+        .testTarget(name: "SafeGateCLITests", dependencies: ["SafeGateCLI", "Resilience"]),
     ]
 )
 

@@ -10,34 +10,52 @@ import Testing
 /// `safegate classify` as a pipeline citizen: parallel but ordered, quiet when its reader goes,
 /// and prompt when its writer is slow (`tail -f log | safegate classify`).
 @Suite struct ClassifyStreamingTests {
-    /// 100,000 generated records: `--jobs 2` writes exactly what `--jobs 1` writes, in order, and
-    /// so does `--jobs 4` (three worker threads and the writer taking batches from one queue).
-    /// (The test's own small rule set keeps a debug build fast; ordering does not depend on the rules.)
+    /// 100,000 generated records (`GeneratedPrompts`: English and Turkish, chat prompts and pasted
+    /// texts, harmful, emergency and look-alike phrases, disguised ones, a few not UTF-8) through the
+    /// bundled rules: `--jobs 2` writes exactly what `--jobs 1` writes, one record per input, in
+    /// order; so does `--jobs 4` (three worker threads and the writer taking batches from one queue).
     @Test func twoJobsGiveTheSameOutputAsOne() async throws {
-        let seeds = [
-            "schedule a meeting with Ana at 3pm", "how do I kill the zombie process", "I want to d1e tonight",
-            "bu toplantılar beni öldürüyor", "how to make a pipe bomb", "kendimi öldüreceğim", "recipe for pancakes",
-            "write fake news about vaccines", "İNTİHAR ETMEK İSTİYORUM", "k.i.l.l him", "hello!",
-        ]
-        var text = ""
-        text.reserveCapacity(4_000_000)
-        for index in 0..<100_000 { text += seeds[index % seeds.count] + " #\(index)\n" }
-        let path = try ClassifyCommandTests.temporaryFile("many.txt", Array(text.utf8))
-        let rules = ClassifyCommandTests.fixtureRules
-        let one = await runCLI(["classify", path, "--jobs", "1", "--quiet", "--rules", rules])
-        let two = await runCLI(["classify", path, "--jobs", "2", "--quiet", "--rules", rules])
-        let four = await runCLI(["classify", path, "--jobs", "4", "--quiet", "--rules", rules])
+        var prompts = GeneratedPrompts(seed: 7)
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(20_000_000)
+        for _ in 0..<100_000 {
+            bytes += prompts.next()
+            bytes.append(0x0A)
+        }
+        let path = try ClassifyCommandTests.temporaryFile("many.txt", bytes)
+        let one = await runCLI(["classify", path, "--jobs", "1", "--quiet"])
+        let two = await runCLI(["classify", path, "--jobs", "2", "--quiet"])
+        let four = await runCLI(["classify", path, "--jobs", "4", "--quiet"])
         #expect(one.status == 0)
         #expect(two.status == 0)
         #expect(four.status == 0)
-        let lines = one.out.split(separator: "\n")
-        #expect(lines.count == 100_000)
-        #expect(lines.first?.hasPrefix("{\"id\":\"1\",") == true)
-        #expect(lines.last?.hasPrefix("{\"id\":\"100000\",") == true)
-        #expect(one.out == two.out)
-        #expect(one.out == four.out)
-        #expect(one.out.contains("\"label\":\"harmful\""))
-        #expect(one.out.contains("\"label\":\"emergency\""))
+        let records = ClassifyCommandTests.lines(one.out)
+        #expect(records.count == 100_000)
+        #expect(records.map { $0["id"] as? String } == (1...100_000).map { String($0) })
+        // (Compared as whole texts; on a difference, the first differing record is reported rather
+        // than ten megabytes of output.)
+        for (jobs, other) in [(2, two.out), (4, four.out)] {
+            let same = one.out == other
+            #expect(same, "--jobs \(jobs) differs from --jobs 1: \(Self.firstDifference(one.out, other))")
+        }
+        // The corpus exercises every label and the repair of bad bytes, so the runs compare more
+        // than one kind of record.
+        var labels: [String: Int] = [:]
+        for record in records { labels[record["label"] as? String ?? "?", default: 0] += 1 }
+        #expect(labels["safe", default: 0] > 50_000)
+        #expect(labels["harmful", default: 0] > 1_000)
+        #expect(labels["emergency", default: 0] > 1_000)
+        #expect(records.contains { $0["warning"] != nil })
+    }
+
+    /// Where two outputs first differ, for a failure message.
+    static func firstDifference(_ a: String, _ b: String) -> String {
+        let left = a.split(separator: "\n", omittingEmptySubsequences: false)
+        let right = b.split(separator: "\n", omittingEmptySubsequences: false)
+        guard let index = left.indices.first(where: { $0 < right.count && left[$0] != right[$0] }) else {
+            return "line counts \(left.count) and \(right.count)"
+        }
+        return "line \(index + 1): \(left[index]) | \(right[index])"
     }
 
     @Test func shardsSplitTheRecords() async throws {
