@@ -91,7 +91,7 @@ import Testing
         process.executableURL = URL(fileURLWithPath: "/bin/bash")
         process.arguments = [
             "-o", "pipefail", "-c",
-            "'\(binary)' classify '\(path)' --jobs 2 --rules '\(ClassifyCommandTests.fixtureRules)' | head -1",
+            "'\(binary)' classify '\(path)' --jobs 2 | head -1",
         ]
         let stdout = Pipe()
         let stderr = Pipe()
